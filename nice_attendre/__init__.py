@@ -1,0 +1,1 @@
+"""nice-attendre: an explicit-state model checker for OpenFlow controller applications."""
