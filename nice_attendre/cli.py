@@ -1,12 +1,169 @@
-"""Command line: each command is one library call (skeleton; grows with the checker)."""
+"""The command line. Thin: each command is one library call plus printing.
+
+Exit codes: 0 ok, 1 a property was violated, 2 bad input (usage), 130 interrupted.
+"""
 from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
 
 import click
 
+from nice_attendre.errors import InputError, NiceAttendreError
 
-@click.group()
-def main() -> None:
+EXIT_OK, EXIT_VIOLATION, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class _Group(click.Group):
+    """Turns library errors into one clean line and exit code 2 (tracebacks only with --debug)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except InputError as exc:
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(EXIT_INPUT)
+        except NiceAttendreError as exc:
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(EXIT_INPUT)
+
+
+@click.group(cls=_Group)
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.version_option(package_name="nice-attendre")
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
     """nice-attendre: model-check OpenFlow controller apps under OpenFlow, OpenFlow-B and Attendre."""
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that describe what is verified (shared by verify and compare)."""
+    options = [
+        click.argument("app"),
+        click.option("--topology", "-t", default=None,
+                     help="linear:N, a .graphml/.gml/edge-list file, or file.py:factory (default: the app's)."),
+        click.option("--packets", "-n", default=1, show_default=True, type=click.IntRange(min=0),
+                     help="Packets the sender sends."),
+        click.option("--sender", default=None, help="Sending host (default: the first host)."),
+        click.option("--receiver", default=None, help="Receiving host (default: the last host)."),
+        click.option("--property", "-p", "properties", multiple=True,
+                     help="Property to check (repeatable; default: no-forwarding-loops, no-black-holes, "
+                          "no-forgotten-packets, direct-paths). app-exception is always checked."),
+        click.option("--app-option", "-o", "app_options", multiple=True, metavar="KEY=VALUE",
+                     help="Keyword argument for the app's constructor (repeatable)."),
+        click.option("--bug", default=None, help="Shortcut for -o bug=NAME: a deliberately buggy variant."),
+        click.option("--max-transitions", type=click.IntRange(min=1), default=None, help="Stop after N transitions."),
+        click.option("--max-states", type=click.IntRange(min=1), default=None, help="Stop after N unique states."),
+        click.option("--max-depth", type=click.IntRange(min=0), default=None, help="Do not expand beyond depth N."),
+        click.option("--max-seconds", type=click.FloatRange(min=0), default=None, help="Stop after S seconds."),
+        click.option("--keep-going", is_flag=True, help="Report every violation, not only the first."),
+        click.option("--fingerprint", is_flag=True, help="Store 64-bit state hashes instead of states (less memory)."),
+        click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="Also write the report as JSON to FILE."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _app_options(app_options: tuple[str, ...], bug: str | None) -> dict[str, Any]:
+    from nice_attendre.loading import parse_options
+
+    options = parse_options(list(app_options))
+    if bug is not None:
+        options["bug"] = bug
+    return options
+
+
+def _progress() -> Any:
+    from nice_attendre.report import ProgressLine
+
+    return ProgressLine() if sys.stderr.isatty() else None
+
+
+@main.command()
+@scenario_options
+@click.option("--protocol", "-P", default="openflow", show_default=True,
+              help="openflow, openflow-b or attendre.")
+@click.option("--count-load", is_flag=True,
+              help="Count control-plane messages per complete execution (adds counters to the state).")
+def verify(app: str, topology: str | None, packets: int, sender: str | None, receiver: str | None,
+           properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
+           max_transitions: int | None, max_states: int | None, max_depth: int | None,
+           max_seconds: float | None, keep_going: bool, fingerprint: bool, json_path: Path | None,
+           protocol: str, count_load: bool) -> None:
+    """Explore every interleaving of APP on a topology and check properties.
+
+    APP is a registered app (see `nice-attendre list`) or path/to/file.py:ClassName.
+    """
+    from nice_attendre.api import build
+    from nice_attendre.checker import Limits, dfs
+    from nice_attendre.report import json_report, text_report
+
+    run = build(app, topology=topology, packets=packets, protocol=protocol,
+                properties=list(properties) or None, app_options=_app_options(app_options, bug),
+                sender=sender, receiver=receiver, count_load=count_load)
+    net = run.network
+    progress = _progress()
+    result = dfs(net, run.properties, limits=Limits(max_transitions, max_states, max_depth, max_seconds),
+                 keep_going=keep_going, fingerprint=fingerprint, metrics=run.metrics, progress=progress)
+    if progress is not None:
+        progress.clear()
+    narrate = _narrator(net)
+    header = [("app", net.app.describe()), ("protocol", net.protocol.name),
+              ("topology", net.topology.describe()), ("traffic", net.scenario.describe()),
+              ("properties", ", ".join(p.name for p in run.properties))]
+    click.echo(text_report(result, header, narrate))
+    if json_path is not None:
+        data = json_report(result, {"app": net.app.describe(), "protocol": net.protocol.name,
+                                    "topology": net.topology.name, "packets": packets,
+                                    "properties": [p.name for p in run.properties]}, narrate)
+        json_path.write_text(json.dumps(data, indent=2) + "\n")
+    if result.stop_reason == "interrupted":
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(EXIT_OK if result.ok else EXIT_VIOLATION)
+
+
+def _narrator(net: Any) -> Callable[[Any, Any], list[str]]:
+    def narrate(state: Any, event: Any) -> list[str]:
+        _next, notes = net.narrate(state, event)
+        return notes
+
+    return narrate
+
+
+@main.command(name="list")
+def list_cmd() -> None:
+    """List apps, protocols, properties and topology forms."""
+    from nice_attendre import properties as registry
+    from nice_attendre.apps import app_class, app_names
+    from nice_attendre.models.protocols import protocol_description, protocol_names
+
+    click.echo("apps:")
+    for name in app_names():
+        doc = (app_class(name).__doc__ or "").strip().splitlines()
+        click.echo(f"  {name:<24} {doc[0] if doc else ''}")
+    click.echo("protocols:")
+    for name in protocol_names():
+        click.echo(f"  {name:<24} {protocol_description(name)}")
+    click.echo("properties:")
+    for name in registry.property_names():
+        default = " (default)" if name in registry.DEFAULT_PROPERTIES else ""
+        click.echo(f"  {name:<24} {registry.describe(name)}{default}")
+    click.echo(f"  {'app-exception':<24} no app handler raises an exception (always checked)")
+    click.echo("topologies:")
+    click.echo(f"  {'linear:N':<24} sender h1 - s1 - ... - sN - replier h2")
+    click.echo(f"  {'FILE.graphml|.gml|other':<24} a graph file (other suffixes: edge list); hosts marked by a "
+               "'host' attribute or named h1, h2, ...")
+    click.echo(f"  {'FILE.py:FUNCTION':<24} a Python function returning a networkx graph")
 
 
 def _register_delay() -> None:
@@ -15,7 +172,4 @@ def _register_delay() -> None:
     main.add_command(delay)
 
 
-try:
-    _register_delay()
-except ImportError:  # the delay command is being written
-    pass
+_register_delay()

@@ -1,0 +1,174 @@
+"""The app API: what a controller app sees and what it may ask for.
+
+An app is NOX-style and pure. The app object holds configuration only; its state is a
+hashable value passed to each handler and returned by it; commands go into a write-only
+:class:`Out`. The platform (:mod:`nice_attendre.models.platform`) turns what the app asks
+into the messages of the protocol variant, so an app is the same code under every variant.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Generic, Sequence, TypeVar
+
+from nice_attendre.models.messages import (DEFAULT_PRIORITY, BarrierReply, BufferId, PacketIn,
+                                           PortStatsReply)
+from nice_attendre.models.packet import Action, Match, Packet
+from nice_attendre.models.scenario import Scenario
+from nice_attendre.models.topology import Topology
+
+AS = TypeVar("AS")
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """One switch of a path to install: its entry's match and actions."""
+
+    dpid: int
+    match: Match
+    actions: tuple[Action, ...]
+    table_id: int = 0
+
+
+# ---- what the app asked for (the platform translates these) ---------------------------
+
+@dataclass(frozen=True, slots=True)
+class FlowModRequest:
+    dpid: int
+    match: Match
+    actions: tuple[Action, ...]
+    priority: int
+    table_id: int
+    buffer_id: BufferId | None
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class PacketOutRequest:
+    dpid: int
+    actions: tuple[Action, ...]
+    buffer_id: BufferId | None
+    in_port: int
+    packet: Packet | None
+
+
+@dataclass(frozen=True, slots=True)
+class InstallPathRequest:
+    hops: tuple[Hop, ...]
+    priority: int
+    buffer_id: BufferId | None
+    packet_in_dpid: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PortStatsRequestRequest:
+    dpid: int
+
+
+Request = FlowModRequest | PacketOutRequest | InstallPathRequest | PortStatsRequestRequest
+
+
+class Out:
+    """Write-only sink for an app's commands during one handler call.
+
+    ``topology`` is the network's topology (read-only configuration), for route lookups.
+    """
+
+    __slots__ = ("topology", "requests")
+
+    def __init__(self, topology: Topology) -> None:
+        self.topology = topology
+        self.requests: list[Request] = []
+
+    def flow_mod(self, dpid: int, match: Match, actions: Sequence[Action], *,
+                 priority: int = DEFAULT_PRIORITY, table_id: int = 0,
+                 buffer_id: BufferId | None = None, command: str = "add") -> None:
+        """Add (or with ``command="delete"`` remove) an entry at switch ``dpid``.
+
+        With ``buffer_id`` the entry's actions are also applied to that buffered packet
+        (a flow-mod/packet-out).
+        """
+        if command not in ("add", "delete"):
+            raise ValueError(f"flow_mod command must be 'add' or 'delete', not {command!r}")
+        self.requests.append(FlowModRequest(dpid, match, tuple(actions), priority, table_id,
+                                            buffer_id, command))
+
+    def packet_out(self, dpid: int, actions: Sequence[Action], *, buffer_id: BufferId | None = None,
+                   in_port: int = 0, packet: Packet | None = None) -> None:
+        """Apply ``actions`` at ``dpid`` to the buffered packet ``buffer_id`` (or ``packet``)."""
+        if buffer_id is None and packet is None:
+            raise ValueError("packet_out needs a buffer_id or a packet")
+        self.requests.append(PacketOutRequest(dpid, tuple(actions), buffer_id, in_port, packet))
+
+    def install_path(self, hops: Sequence[Hop], *, priority: int = DEFAULT_PRIORITY,
+                     packet_in: PacketIn | None = None) -> None:
+        """Install a forwarding path: one entry per hop, the hops in forwarding order.
+
+        When ``packet_in`` is given and the first hop is its switch, that switch gets a
+        flow-mod/packet-out releasing the buffered packet, the others flow-mods. The
+        platform knows each hop's predecessor, which OpenFlow-B (barriers to the following
+        switches) and Attendre (Attendre Commands to the next hop) need.
+        """
+        hops = tuple(hops)
+        if not hops:
+            return
+        if packet_in is not None and packet_in.buffer_id is not None and hops[0].dpid == packet_in.dpid:
+            self.requests.append(InstallPathRequest(hops, priority, packet_in.buffer_id, packet_in.dpid))
+        else:
+            self.requests.append(InstallPathRequest(hops, priority, None, None))
+
+    def request_port_stats(self, dpid: int) -> None:
+        """Ask switch ``dpid`` for its port statistics (answered by ``on_port_stats``)."""
+        self.requests.append(PortStatsRequestRequest(dpid))
+
+
+class App(Generic[AS]):
+    """Base class of controller apps. Override the handlers you need; each returns the new state.
+
+    Handlers must be deterministic functions of their arguments (no clock, no globals, no
+    unseeded randomness) and must not mutate ``state``. An exception raised by a handler
+    is reported by the checker as the violation ``app-exception``.
+    """
+
+    #: Registered name (for listings); user apps may leave it empty.
+    name: ClassVar[str] = ""
+    #: Load classes a port-statistics reply can report to this app (see ``on_port_stats``).
+    load_classes: ClassVar[tuple[str, ...]] = ("low", "high")
+    #: Topology used when the user names none.
+    default_topology: ClassVar[str] = "linear:2"
+
+    def scenario(self, topology: Topology, packets: int, sender: str | None = None,
+                 receiver: str | None = None) -> Scenario:
+        """The traffic this app is verified with (default: ``sender`` pings ``receiver``
+        ``packets`` times; see :meth:`Scenario.ping`). Apps with their own traffic (mobile
+        hosts, TCP flows) override it."""
+        return Scenario.ping(topology, packets, sender, receiver)
+
+    def initial_state(self) -> AS:
+        """The app's state before any event."""
+        return None  # type: ignore[return-value]
+
+    def on_switch_join(self, state: AS, dpid: int, out: Out) -> AS:
+        """Switch ``dpid`` connected (called once per switch, in dpid order, before any event)."""
+        return state
+
+    def on_packet_in(self, state: AS, ev: PacketIn, out: Out) -> AS:
+        """A switch sent a packet-in."""
+        return state
+
+    def on_barrier_reply(self, state: AS, ev: BarrierReply, out: Out) -> AS:
+        """A switch answered a barrier request."""
+        return state
+
+    def on_port_stats(self, state: AS, ev: PortStatsReply, out: Out) -> AS:
+        """Port statistics of a switch arrived (``ev.load`` is one of ``load_classes``)."""
+        return state
+
+    def describe(self) -> str:
+        """One line for reports (the class name and its options)."""
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return self.describe()
+
+
+__all__ = ["App", "Out", "Hop", "PacketIn", "BarrierReply", "PortStatsReply", "Request"]

@@ -1,0 +1,98 @@
+"""The closed set of network events (actor + verb).
+
+Each event class has a ``rank``; :meth:`nice_attendre.models.network.Network.enabled`
+returns events sorted by (rank, fields), so exploration order is defined.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+
+@dataclass(frozen=True, slots=True)
+class HostSend:
+    """``host`` sends the next packet of its script."""
+
+    host: str
+    rank: ClassVar[int] = 0
+
+    def __str__(self) -> str:
+        return f"{self.host} sends"
+
+
+@dataclass(frozen=True, slots=True)
+class HostReceive:
+    """``host`` takes the head packet of its link (and a replier answers it)."""
+
+    host: str
+    rank: ClassVar[int] = 1
+
+    def __str__(self) -> str:
+        return f"{self.host} receives"
+
+
+@dataclass(frozen=True, slots=True)
+class HostMove:
+    """Mobile ``host`` moves to port ``port`` of switch ``dpid``."""
+
+    host: str
+    dpid: int
+    port: int
+    rank: ClassVar[int] = 2
+
+    def __str__(self) -> str:
+        return f"{self.host} moves to s{self.dpid}:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchProcessPacket:
+    """Switch ``dpid`` processes the head packet of input port ``port``."""
+
+    dpid: int
+    port: int
+    rank: ClassVar[int] = 3
+
+    def __str__(self) -> str:
+        return f"s{self.dpid} processes a packet from port {self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchProcessCommand:
+    """Switch ``dpid`` processes the head command from the controller."""
+
+    dpid: int
+    rank: ClassVar[int] = 4
+
+    def __str__(self) -> str:
+        return f"s{self.dpid} processes a command"
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerHandle:
+    """The controller handles the head message from switch ``dpid``."""
+
+    dpid: int
+    rank: ClassVar[int] = 5
+
+    def __str__(self) -> str:
+        return f"controller handles a message from s{self.dpid}"
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerStats:
+    """InstantStats: the controller receives port statistics of ``dpid`` with load ``load``.
+
+    One event per load class the app distinguishes: the statistics are a nondeterministic
+    choice, not numbers.
+    """
+
+    dpid: int
+    load: str
+    rank: ClassVar[int] = 6
+
+    def __str__(self) -> str:
+        return f"controller receives port stats of s{self.dpid}: {self.load}"
+
+
+Event = (HostSend | HostReceive | HostMove | SwitchProcessPacket | SwitchProcessCommand
+         | ControllerHandle | ControllerStats)

@@ -1,0 +1,150 @@
+"""OpenFlow messages between switches and the controller (plus Attendre's fields).
+
+Controller-to-switch commands carry, under Attendre, the message set they belong to
+(``ms``) and optionally the Attendre Command for the next hop (``ac``); under the other
+protocols both are ``None``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from nice_attendre.models.packet import Action, AttendreCommand, Match, Packet, format_actions
+
+#: ``Output(TABLE)`` in a packet-out submits the packet to the flow table (OFPP_TABLE).
+TABLE = -1
+
+#: Priority of entries when an app does not give one (OpenFlow's default).
+DEFAULT_PRIORITY = 0x8000
+
+#: Priority of Attendre's buffer entries at the packet-in switch (above any app entry).
+BUFFER_PRIORITY = 0x10000
+
+BufferId = tuple[str, int, int]  # (origin host, packet seq, copy index): derived, never a counter
+
+
+class MessageSet(NamedTuple):
+    """Attendre: a message set's version and its size at one switch.
+
+    The version is the identity of the packet-in the set answers (its switch and buffer
+    id), never a counter. ``expect_ac`` tells the switch that an Attendre Command for this
+    set will also reach it through the data plane, so it must remember the finished set
+    until then (to ignore that late command, Fig. 5 line 4); otherwise it forgets the set
+    as soon as it is finished.
+    """
+
+    version: tuple[Any, ...]
+    size: int
+    expect_ac: bool = False
+
+
+# ---- switch -> controller ------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class PacketIn:
+    """A switch asks the controller what to do with ``packet`` (buffered as ``buffer_id``).
+
+    ``reason`` is ``"no-match"`` for a table miss, ``"action"`` for an explicit
+    send-to-controller action (then ``buffer_id`` is ``None``: the packet travels whole).
+    """
+
+    dpid: int
+    in_port: int
+    buffer_id: BufferId | None
+    packet: Packet
+    table_id: int = 0
+    reason: str = "no-match"
+
+    def __str__(self) -> str:
+        return f"packet-in(s{self.dpid}, port {self.in_port}, {self.packet.label()})"
+
+
+@dataclass(frozen=True, slots=True)
+class BarrierReply:
+    """A switch processed every command received before the barrier request ``xid``."""
+
+    dpid: int
+    xid: Any
+
+    def __str__(self) -> str:
+        return f"barrier-reply(s{self.dpid})"
+
+
+@dataclass(frozen=True, slots=True)
+class PortStatsReply:
+    """A switch's port statistics, reduced to the load class the app distinguishes."""
+
+    dpid: int
+    load: str
+    xid: Any = None
+
+    def __str__(self) -> str:
+        return f"port-stats-reply(s{self.dpid}, {self.load})"
+
+
+# ---- controller -> switch ------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class FlowMod:
+    """Add an entry (replacing one with the same table, priority and match), or delete entries.
+
+    With ``buffer_id`` it is a flow-mod/packet-out: the entry's actions are applied to the
+    buffered packet. ``command`` is ``"add"`` or ``"delete"``; a delete removes every
+    entry of ``table_id`` whose match equals ``match``, whatever its priority.
+    """
+
+    match: Match
+    actions: tuple[Action, ...]
+    priority: int = DEFAULT_PRIORITY
+    table_id: int = 0
+    buffer_id: BufferId | None = None
+    command: str = "add"
+    ms: MessageSet | None = None
+    ac: AttendreCommand | None = None
+
+    def __str__(self) -> str:
+        kind = "flow-mod/packet-out" if self.buffer_id is not None else "flow-mod"
+        if self.command != "add":
+            kind = f"flow-mod({self.command})"
+        extra = f", AC for s{self.ac.dpid}" if self.ac is not None else ""
+        return f"{kind} {self.match} -> {format_actions(self.actions)}{extra}"
+
+
+@dataclass(frozen=True, slots=True)
+class PacketOut:
+    """Apply ``actions`` to the buffered packet ``buffer_id`` (or to ``packet`` when given)."""
+
+    actions: tuple[Action, ...]
+    buffer_id: BufferId | None = None
+    in_port: int = 0
+    packet: Packet | None = None
+    ms: MessageSet | None = None
+    ac: AttendreCommand | None = None
+
+    def __str__(self) -> str:
+        extra = f", AC for s{self.ac.dpid}" if self.ac is not None else ""
+        return f"packet-out -> {format_actions(self.actions)}{extra}"
+
+
+@dataclass(frozen=True, slots=True)
+class BarrierRequest:
+    """Ask the switch to reply once every command received before this one is processed."""
+
+    xid: Any
+
+    def __str__(self) -> str:
+        return "barrier-request"
+
+
+@dataclass(frozen=True, slots=True)
+class PortStatsRequest:
+    """Ask the switch for its port statistics."""
+
+    xid: Any = None
+
+    def __str__(self) -> str:
+        return "port-stats-request"
+
+
+SwitchMessage = PacketIn | BarrierReply | PortStatsReply
+Command = FlowMod | PacketOut | BarrierRequest | PortStatsRequest

@@ -1,0 +1,164 @@
+"""Packets, match fields and actions: plain values.
+
+A :class:`Packet` carries the header fields switches match on, its identity (origin host
+and sequence number) for properties and buffer ids, the trail of switches it visited and,
+under Attendre, the Attendre Command encapsulated in it. Packets are immutable; a switch
+that forwards a packet creates a new value with a longer trail.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+#: Header fields a match can name, in canonical order.
+HEADER_FIELDS = ("eth_src", "eth_dst", "ip_src", "ip_dst", "tp_src", "tp_dst")
+
+#: The MAC address of broadcast frames.
+BROADCAST = "ff:ff:ff:ff:ff:ff"
+
+
+class Header(NamedTuple):
+    """The header fields switches match on (a flow is a header)."""
+
+    eth_src: str
+    eth_dst: str
+    ip_src: str
+    ip_dst: str
+    tp_src: int = 0
+    tp_dst: int = 0
+
+    def reversed(self) -> "Header":
+        """The header of a reply: sources and destinations swapped."""
+        return Header(self.eth_dst, self.eth_src, self.ip_dst, self.ip_src, self.tp_dst, self.tp_src)
+
+    def __str__(self) -> str:
+        ports = f":{self.tp_src}->{self.tp_dst}" if (self.tp_src or self.tp_dst) else ""
+        return f"{self.eth_src}->{self.eth_dst}{ports}"
+
+
+class AttendreCommand(NamedTuple):
+    """An Attendre Command (paper IV.C): tells switch ``dpid`` to buffer a flow.
+
+    ``match``/``priority``/``table_id`` name the entry the controller will install at
+    ``dpid``; ``version``/``size`` identify the message set and its size at ``dpid``.
+    """
+
+    dpid: int
+    match: "Match"
+    priority: int
+    table_id: int
+    version: tuple[Any, ...]
+    size: int
+
+
+class Packet(NamedTuple):
+    """A data packet: header, identity, trail of visited switches, encapsulated command.
+
+    ``origin``/``seq`` identify the packet (the seq-th packet its origin host sent);
+    ``kind`` is informational ("data", "reply", "syn", "syn-ack").
+    """
+
+    hdr: Header
+    origin: str
+    seq: int
+    kind: str = "data"
+    trail: tuple[int, ...] = ()
+    ac: AttendreCommand | None = None
+
+    @property
+    def uid(self) -> tuple[str, int]:
+        """The packet's identity: (origin host, sequence number)."""
+        return (self.origin, self.seq)
+
+    def label(self) -> str:
+        """A short name for traces, such as ``h1#0``."""
+        return f"{self.origin}#{self.seq}"
+
+    def __str__(self) -> str:
+        enc = f" +AC(s{self.ac.dpid})" if self.ac is not None else ""
+        return f"{self.kind} {self.label()} [{self.hdr}]{enc}"
+
+
+class Match(NamedTuple):
+    """Match fields of a flow entry: header fields that must be equal, and an optional in-port.
+
+    ``fields`` is a tuple of (field name, value) pairs sorted by name; a field not named
+    is wildcarded.
+    """
+
+    fields: tuple[tuple[str, Any], ...]
+    in_port: int | None = None
+
+    @staticmethod
+    def of(in_port: int | None = None, **fields: Any) -> "Match":
+        """A match on the given header fields (names from :data:`HEADER_FIELDS`)."""
+        for name in fields:
+            if name not in HEADER_FIELDS:
+                raise ValueError(f"unknown match field {name!r}; known: {', '.join(HEADER_FIELDS)}")
+        return Match(tuple(sorted(fields.items())), in_port)
+
+    @staticmethod
+    def exact(hdr: Header, in_port: int | None = None) -> "Match":
+        """A match on every header field of ``hdr`` (and ``in_port`` when given)."""
+        return Match(tuple(sorted(zip(HEADER_FIELDS, hdr))), in_port)
+
+    def matches(self, hdr: Header, in_port: int) -> bool:
+        """Whether a packet with header ``hdr`` arriving on ``in_port`` matches."""
+        if self.in_port is not None and self.in_port != in_port:
+            return False
+        for name, value in self.fields:
+            if getattr(hdr, name) != value:
+                return False
+        return True
+
+    def __str__(self) -> str:
+        parts = [f"{name}={value}" for name, value in self.fields]
+        if self.in_port is not None:
+            parts.insert(0, f"in_port={self.in_port}")
+        return "{" + ", ".join(parts) + "}" if parts else "{*}"
+
+
+# ---- actions -------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """Send the packet out of ``port``."""
+
+    port: int
+
+    def __str__(self) -> str:
+        return f"output:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class Flood:
+    """Send the packet out of every port except the one it came in on."""
+
+    def __str__(self) -> str:
+        return "flood"
+
+
+@dataclass(frozen=True, slots=True)
+class ToController:
+    """Send the packet to the controller in a packet-in (reason: action)."""
+
+    def __str__(self) -> str:
+        return "controller"
+
+
+@dataclass(frozen=True, slots=True)
+class GotoTable:
+    """Continue matching at flow table ``table_id`` (must be greater than the current one)."""
+
+    table_id: int
+
+    def __str__(self) -> str:
+        return f"goto:{self.table_id}"
+
+
+Action = Output | Flood | ToController | GotoTable
+
+
+def format_actions(actions: tuple[Action, ...]) -> str:
+    """Actions as a short string for traces (``drop`` for none)."""
+    return ",".join(str(a) for a in actions) if actions else "drop"

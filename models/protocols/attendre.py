@@ -1,0 +1,290 @@
+"""Attendre (paper IV, Figs. 5-7): the switch buffers packets its commands are about to address.
+
+Platform: every message answering one packet-in belongs to a message set whose version is
+that packet-in's identity (switch, buffer id); each switch is told the set's size there.
+For a path, each hop's message carries the Attendre Command (AC) for the next hop: the
+flow-mod/packet-out to the packet-in switch encapsulates it in the released packet; a
+flow-mod to a following switch adds an encap action, used once, to its entry.
+
+Switch (Fig. 5): a packet carrying an AC for this switch first installs (or updates, by
+version) a buffer action for the AC's entry, unless the set is already finished here; on a
+table miss the switch also inserts a highest-priority buffer entry for the packet's exact
+match. Packets hitting a buffer action wait at the switch. (Figs. 6, 7): after processing
+the last message of a set, the switch removes the set's buffer actions and re-matches the
+waiting packets in arrival order, from the table of their buffer entry.
+
+Bookkeeping never outlives its use: a finished set is forgotten at once unless its AC is
+still to come (then when it comes); an entry carries its set's version only while the set
+is unfinished. So states that behave alike are equal (DESIGN.md section 3).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from nice_attendre.models import flowtable
+from nice_attendre.models.app import (FlowModRequest, InstallPathRequest, PacketOutRequest, Request)
+from nice_attendre.models.messages import (BUFFER_PRIORITY, FlowMod, MessageSet, PacketIn, PacketOut)
+from nice_attendre.models.packet import AttendreCommand, Match, Packet
+from nice_attendre.models.protocols.openflow import OpenFlow
+
+if TYPE_CHECKING:
+    from nice_attendre.models.network import Tx
+
+Version = tuple[Any, ...]
+
+
+class SetProgress(NamedTuple):
+    """How far a switch is through message set ``version`` of ``size`` messages.
+
+    ``expect_ac``: the set's Attendre Command has not reached this switch yet.
+    """
+
+    version: Version
+    size: int
+    processed: int
+    expect_ac: bool
+
+    @property
+    def finished(self) -> bool:
+        return self.processed >= self.size
+
+
+class AttendreState(NamedTuple):
+    """An Attendre switch's own state (the ``ext:D`` slot).
+
+    ``sets``: progress of the message sets this switch still needs to know about, sorted
+    by version; ``waits``: packets waiting at buffer actions, per entry key, in arrival
+    order, as (in_port, packet).
+    """
+
+    sets: tuple[SetProgress, ...] = ()
+    waits: tuple[tuple[flowtable.EntryKey, tuple[tuple[int, Packet], ...]], ...] = ()
+
+    def progress(self, version: Version) -> SetProgress | None:
+        for record in self.sets:
+            if record.version == version:
+                return record
+        return None
+
+    def with_progress(self, record: SetProgress | None, version: Version) -> "AttendreState":
+        sets = [r for r in self.sets if r.version != version]
+        if record is not None:
+            sets.append(record)
+        return self._replace(sets=tuple(sorted(sets)))
+
+
+def _key_order(key: flowtable.EntryKey) -> tuple[Any, ...]:
+    return (key[0], -key[1], repr(key[2]))
+
+
+class Attendre(OpenFlow):
+    """Attendre: buffer entries, Attendre Commands via encap, message sets with version and size."""
+
+    name = "attendre"
+
+    def initial_switch_state(self, dpid: int) -> AttendreState:
+        return AttendreState()
+
+    def held_packets(self, ext: AttendreState) -> tuple[Packet, ...]:
+        return tuple(packet for _key, waiting in ext.waits for _port, packet in waiting)
+
+    # ---- Fig. 5: data packets ----------------------------------------------------------
+
+    def receive_attendre_command(self, tx: "Tx", dpid: int, packet: Packet) -> Packet:
+        """Fig. 5 lines 2-15: process the AC a packet carries, then strip it."""
+        ac = packet.ac
+        packet = packet._replace(ac=None)
+        if ac is None or ac.dpid != dpid:
+            tx.note(f"s{dpid} strips an Attendre Command meant for s{ac.dpid if ac else '?'}")
+            return packet
+        net = self.net
+        ext_slot = net.slot_ext[dpid]
+        ext: AttendreState = tx.get(ext_slot)
+        record = ext.progress(ac.version)
+        if record is not None and record.finished:
+            # Line 4: every message of the set is processed; the AC is stale. It was the last
+            # thing that could still name the set here, so the set is forgotten.
+            tx.put(ext_slot, ext.with_progress(None, ac.version))
+            tx.note(f"s{dpid} ignores the Attendre Command of {packet.label()}: its message set is finished")
+            return packet
+        record = (SetProgress(ac.version, ac.size, 0, False) if record is None
+                  else record._replace(expect_ac=False))
+        tx.put(ext_slot, ext.with_progress(record, ac.version))
+        table_slot = net.slot_table[dpid]
+        table = tx.get(table_slot)
+        key = (ac.table_id, ac.priority, ac.match)
+        entry = flowtable.find(table, key)
+        if entry is None:  # line 12
+            new = flowtable.make_entry(ac.table_id, ac.priority, ac.match, None, buffer=ac.version,
+                                       version=ac.version)
+            tx.note(f"s{dpid} takes the Attendre Command from {packet.label()}: adds buffer entry [{new}]")
+        elif entry.version is None or entry.version < ac.version:  # lines 6-7
+            new = entry._replace(actions=None, buffer=ac.version, version=ac.version)
+            tx.note(f"s{dpid} takes the Attendre Command from {packet.label()}: replaces [{entry}] by a buffer action")
+        elif entry.version == ac.version:  # lines 8-9
+            new = entry._replace(buffer=ac.version)
+            tx.note(f"s{dpid} takes the Attendre Command from {packet.label()}: appends a buffer action to [{entry}]")
+        else:  # an older set's command: ignored
+            tx.note(f"s{dpid} ignores an Attendre Command older than entry [{entry}]")
+            return packet
+        tx.put(table_slot, flowtable.put(table, new))
+        return packet
+
+    def marked_entry(self, tx: "Tx", dpid: int, in_port: int, packet: Packet,
+                     entry: flowtable.Entry) -> Packet | None:
+        """A buffer action takes the packet; an encap action (used once) attaches its AC."""
+        net = self.net
+        if entry.buffer is not None:
+            ext_slot = net.slot_ext[dpid]
+            ext: AttendreState = tx.get(ext_slot)
+            key = entry.key
+            waits = dict(ext.waits)
+            waits[key] = waits.get(key, ()) + ((in_port, packet),)
+            tx.put(ext_slot, ext._replace(waits=tuple(sorted(waits.items(), key=lambda kv: _key_order(kv[0])))))
+            tx.note(f"s{dpid} buffers {packet} at [{entry}]")
+            return None
+        table_slot = net.slot_table[dpid]
+        tx.put(table_slot, flowtable.put(tx.get(table_slot), entry._replace(encap=None)))
+        tx.note(f"s{dpid} encapsulates the Attendre Command for s{entry.encap.dpid} in {packet.label()}")
+        return packet._replace(ac=entry.encap)
+
+    def table_miss(self, tx: "Tx", dpid: int, in_port: int, packet: Packet, table_id: int) -> None:
+        """Lines 21-24: buffer entry with the packet's exact match, highest priority; packet-in."""
+        buffer_id = self.buffer_packet(tx, dpid, in_port, packet)
+        version = (dpid, buffer_id)
+        entry = flowtable.make_entry(table_id, BUFFER_PRIORITY, Match.exact(packet.hdr, in_port), None,
+                                     buffer=version, version=version)
+        table_slot = self.net.slot_table[dpid]
+        tx.put(table_slot, flowtable.put(tx.get(table_slot), entry))
+        tx.note(f"s{dpid}: table miss for {packet} from port {in_port}; buffered, buffer entry added, "
+                "packet-in sent")
+        self.send_packet_in(tx, PacketIn(dpid, in_port, buffer_id, packet, table_id))
+
+    # ---- Figs. 6 and 7: commands -------------------------------------------------------
+
+    def flow_mod(self, tx: "Tx", dpid: int, msg: FlowMod) -> None:
+        """Fig. 6: encap on the released packet or on the entry; count the message of its set."""
+        if msg.ms is None:
+            super().flow_mod(tx, dpid, msg)
+            return
+        version = msg.ms.version
+        existing = flowtable.find(tx.get(self.net.slot_table[dpid]), (msg.table_id, msg.priority, msg.match))
+        # A buffer action on the entry belongs to an unfinished set: it stays until that set ends.
+        buffer = existing.buffer if existing is not None else None
+        encap = msg.ac if msg.buffer_id is None else None
+        entry = self.install(tx, dpid, msg, buffer=buffer, encap=encap, version=version)
+        if msg.buffer_id is not None and entry is not None:
+            self.release_buffered(tx, dpid, msg.buffer_id, msg.actions, self._encapsulate(msg.ac))
+        self.message_done(tx, dpid, msg.ms)
+
+    def packet_out(self, tx: "Tx", dpid: int, msg: PacketOut) -> None:
+        """Fig. 7: encap on the packet; count the message of its set."""
+        if msg.ms is None:
+            super().packet_out(tx, dpid, msg)
+            return
+        if msg.buffer_id is not None:
+            self.release_buffered(tx, dpid, msg.buffer_id, msg.actions, self._encapsulate(msg.ac))
+        elif msg.packet is not None:
+            packet = msg.packet if msg.ac is None else msg.packet._replace(ac=msg.ac)
+            goto = self.execute(tx, dpid, msg.in_port, packet, msg.actions)
+            if goto is not None:
+                self.pipeline(tx, dpid, msg.in_port, packet, goto)
+        self.message_done(tx, dpid, msg.ms)
+
+    @staticmethod
+    def _encapsulate(ac: AttendreCommand | None) -> Any:
+        if ac is None:
+            return None
+        return lambda packet: packet._replace(ac=ac)
+
+    def message_done(self, tx: "Tx", dpid: int, ms: MessageSet) -> None:
+        """Count one processed message of set ``ms``; on the last, release its buffers
+        (Fig. 6 lines 13-16, Fig. 7 lines 6-9)."""
+        net = self.net
+        ext_slot = net.slot_ext[dpid]
+        ext: AttendreState = tx.get(ext_slot)
+        version = ms.version
+        record = ext.progress(version) or SetProgress(version, ms.size, 0, ms.expect_ac)
+        record = record._replace(processed=record.processed + 1)
+        if not record.finished:
+            tx.put(ext_slot, ext.with_progress(record, version))
+            return
+        # The set is finished: remove its buffer actions, forget its version on entries.
+        table_slot = net.slot_table[dpid]
+        table = tx.get(table_slot)
+        released_keys = []
+        kept = []
+        for entry in table:
+            if entry.buffer == version:
+                released_keys.append(entry.key)
+                if entry.actions is None:
+                    continue  # a pure buffer entry goes away
+                entry = entry._replace(buffer=None)
+            if entry.version == version:
+                entry = entry._replace(version=None)
+            kept.append(entry)
+        tx.put(table_slot, tuple(kept))
+        waits = dict(ext.waits)
+        released = [(key, waits.pop(key, ())) for key in released_keys]
+        ext = ext._replace(waits=tuple(sorted(waits.items(), key=lambda kv: _key_order(kv[0]))))
+        tx.put(ext_slot, ext.with_progress(record if record.expect_ac else None, version))
+        tx.note(f"s{dpid} finished message set {_version(version)}; buffer actions removed")
+        for key, waiting in released:
+            for in_port, packet in waiting:
+                tx.note(f"s{dpid} re-matches waiting {packet}")
+                self.pipeline(tx, dpid, in_port, packet, key[0])
+
+    # ---- platform ----------------------------------------------------------------------
+
+    def dispatch(self, tx: "Tx", requests: list[Request], context: PacketIn | None) -> None:
+        """Group the answer to a packet-in into message sets; attach each hop's AC for the next hop."""
+        default = (context.dpid, context.buffer_id) if context is not None and context.buffer_id is not None else None
+        plan: list[tuple[int, Any, Any, Version | None, int]] = []  # (dpid, message, next hop, version, priority)
+        for request in requests:
+            kind = type(request)
+            if kind is InstallPathRequest:
+                version = default
+                if version is None and request.buffer_id is not None:
+                    version = (request.packet_in_dpid, request.buffer_id)
+                hops = request.hops
+                for index, hop in enumerate(hops):
+                    buffer_id = request.buffer_id if index == 0 else None
+                    message = FlowMod(hop.match, hop.actions, request.priority, hop.table_id, buffer_id)
+                    following = hops[index + 1] if index + 1 < len(hops) else None
+                    plan.append((hop.dpid, message, following, version, request.priority))
+            else:
+                version = default
+                if version is None and kind in (FlowModRequest, PacketOutRequest) and request.buffer_id is not None:
+                    version = (request.dpid, request.buffer_id)
+                if kind not in (FlowModRequest, PacketOutRequest):
+                    version = None  # statistics requests are not commands for the flow
+                plan.append((request.dpid, self.message_for(request), None, version, 0))
+        sizes: dict[tuple[int, Version], int] = {}
+        for dpid, _message, _following, version, _priority in plan:
+            if version is not None:
+                sizes[(dpid, version)] = sizes.get((dpid, version), 0) + 1
+        expecting = {(following.dpid, version) for _d, _m, following, version, _p in plan
+                     if following is not None and version is not None}
+        for dpid, message, following, version, priority in plan:
+            if version is not None:
+                ms = MessageSet(version, sizes[(dpid, version)], (dpid, version) in expecting)
+                ac = None
+                if following is not None:
+                    ac = AttendreCommand(following.dpid, following.match, priority, following.table_id,
+                                         version, sizes[(following.dpid, version)])
+                message = _with_set(message, ms, ac)
+            self.send(tx, dpid, message)
+
+
+def _with_set(message: Any, ms: MessageSet, ac: AttendreCommand | None) -> Any:
+    if type(message) is FlowMod:
+        return FlowMod(message.match, message.actions, message.priority, message.table_id,
+                       message.buffer_id, message.command, ms, ac)
+    if type(message) is PacketOut:
+        return PacketOut(message.actions, message.buffer_id, message.in_port, message.packet, ms, ac)
+    return message
+
+
+def _version(version: Version) -> str:
+    dpid, (origin, seq, copy) = version
+    return f"s{dpid}/{origin}#{seq}" + (f".{copy}" if copy else "")

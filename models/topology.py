@@ -1,0 +1,264 @@
+"""Topologies: a networkx graph of switches and hosts, precomputed into port maps and routes.
+
+A :class:`Topology` is configuration, never state. Switches get datapath ids 1..K in the
+natural order of their names (s1, s2, ..., s10); each switch numbers its ports 1, 2, ...
+in the order its links appear in the graph (the order of the file), so ``linear:N`` has
+port 1 towards the sender and port 2 towards the replier. Routes are shortest paths by
+breadth-first search with neighbours in port order, so ties break the same way on every run.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+import sys
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Hashable, Mapping
+
+import networkx as nx
+
+from nice_attendre.errors import TopologyError
+
+
+@dataclass(frozen=True, slots=True)
+class Peer:
+    """What is at the other end of a switch port: a switch port or a host."""
+
+    is_host: bool
+    node: Any  # dpid (int) of a switch or host name (str)
+    port: int = 0  # the peer switch's port; 0 for a host
+
+    def __str__(self) -> str:
+        return str(self.node) if self.is_host else f"s{self.node}:{self.port}"
+
+
+def natural_key(name: Any) -> tuple[Any, ...]:
+    """Sort key that orders ``s2`` before ``s10``."""
+    parts = re.split(r"(\d+)", str(name))
+    return tuple(int(p) if p.isdigit() else p for p in parts)
+
+
+@dataclass(frozen=True)
+class Topology:
+    """Switches, hosts and links, with precomputed port maps and shortest routes.
+
+    * ``switches``: datapath ids in order; ``switch_names[dpid]`` the graph node name;
+    * ``hosts``: host names in natural order;
+    * ``ports[dpid]``: the switch's port numbers, ascending;
+    * ``links[(dpid, port)]``: the :class:`Peer` at the other end;
+    * ``host_port[host]``: the (dpid, port) the host is attached to;
+    * ``spare_ports[dpid]``: ports with nothing attached (where a mobile host may move).
+    """
+
+    name: str
+    switches: tuple[int, ...]
+    switch_names: Mapping[int, str]
+    hosts: tuple[str, ...]
+    ports: Mapping[int, tuple[int, ...]]
+    links: Mapping[tuple[int, int], Peer]
+    host_port: Mapping[str, tuple[int, int]]
+    spare_ports: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    _routes: dict[tuple[int, str], int] = field(default_factory=dict, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.switches, self.hosts))
+
+    # ---- routes ---------------------------------------------------------------------
+
+    def next_port(self, dpid: int, host: str) -> int | None:
+        """The port of ``dpid`` on a shortest path to ``host`` (``None`` if unreachable)."""
+        if not self._routes:
+            self._compute_routes()
+        return self._routes.get((dpid, host))
+
+    def path(self, dpid: int, host: str) -> list[tuple[int, int]]:
+        """The shortest path from switch ``dpid`` to ``host`` as (dpid, out_port) hops.
+
+        Empty when ``host`` is unknown or unreachable.
+        """
+        hops: list[tuple[int, int]] = []
+        current = dpid
+        while True:
+            port = self.next_port(current, host)
+            if port is None or len(hops) > len(self.switches):
+                return []
+            hops.append((current, port))
+            peer = self.links[(current, port)]
+            if peer.is_host:
+                return hops if peer.node == host else []
+            current = peer.node
+
+    def _compute_routes(self) -> None:
+        for host, (dpid0, port0) in self.host_port.items():
+            self._routes[(dpid0, host)] = port0
+            seen = {dpid0}
+            queue = deque([dpid0])
+            while queue:
+                dpid = queue.popleft()
+                for port in self.ports[dpid]:
+                    peer = self.links.get((dpid, port))
+                    if peer is None or peer.is_host or peer.node in seen:
+                        continue
+                    seen.add(peer.node)
+                    self._routes[(peer.node, host)] = peer.port
+                    queue.append(peer.node)
+
+    # ---- derived topologies ---------------------------------------------------------
+
+    def with_spare_port(self, dpid: int) -> "Topology":
+        """This topology with one more, unconnected port on ``dpid`` (a place to move to)."""
+        new_port = max(self.ports[dpid]) + 1
+        ports = dict(self.ports)
+        ports[dpid] = self.ports[dpid] + (new_port,)
+        spare = dict(self.spare_ports)
+        spare[dpid] = tuple(spare.get(dpid, ())) + (new_port,)
+        return Topology(self.name, self.switches, self.switch_names, self.hosts, ports,
+                        self.links, self.host_port, spare)
+
+    def describe(self) -> str:
+        """One line: name, switch count, hosts."""
+        return f"{self.name} ({len(self.switches)} switches, hosts {', '.join(self.hosts)})"
+
+
+def _is_host(graph: nx.Graph, node: Hashable) -> bool:
+    data = graph.nodes[node]
+    for key in ("host", "is_host"):
+        if key in data:
+            value = data[key]
+            return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes")
+    for key in ("type", "kind", "role"):
+        if key in data:
+            return str(data[key]).lower() == "host"
+    return bool(re.fullmatch(r"h\d*", str(node)))
+
+
+def from_graph(graph: nx.Graph, name: str = "graph") -> Topology:
+    """Build a :class:`Topology` from an undirected networkx graph.
+
+    Hosts are nodes with a true ``host`` attribute, or ``type``/``kind``/``role`` equal to
+    ``"host"``, or (without such attributes) nodes named ``h`` followed by digits; every
+    other node is a switch. Each host must have exactly one link, to a switch.
+    Raises :class:`TopologyError` otherwise.
+    """
+    if graph.is_directed():
+        graph = graph.to_undirected()
+    if graph.number_of_nodes() == 0:
+        raise TopologyError(f"topology {name!r} has no nodes")
+    hosts = sorted((n for n in graph.nodes if _is_host(graph, n)), key=natural_key)
+    switch_nodes = sorted((n for n in graph.nodes if not _is_host(graph, n)), key=natural_key)
+    if not switch_nodes:
+        raise TopologyError(f"topology {name!r} has no switches")
+    if len(hosts) < 2:
+        raise TopologyError(f"topology {name!r} needs at least two hosts, found {len(hosts)}"
+                            " (mark hosts with a 'host' attribute or name them h1, h2, ...)")
+    if any(graph.has_edge(n, n) for n in graph.nodes):
+        raise TopologyError(f"topology {name!r} has a self-loop")
+    dpid_of = {node: index for index, node in enumerate(switch_nodes, start=1)}
+    ports: dict[int, tuple[int, ...]] = {}
+    port_of: dict[tuple[Hashable, Hashable], int] = {}
+    for node in switch_nodes:
+        neighbours = list(graph.adj[node])
+        ports[dpid_of[node]] = tuple(range(1, len(neighbours) + 1))
+        for number, neighbour in enumerate(neighbours, start=1):
+            port_of[(node, neighbour)] = number
+    links: dict[tuple[int, int], Peer] = {}
+    host_port: dict[str, tuple[int, int]] = {}
+    for host in hosts:
+        neighbours = list(graph.adj[host])
+        if len(neighbours) != 1 or _is_host(graph, neighbours[0]):
+            raise TopologyError(f"host {host!r} must have exactly one link, to a switch "
+                                f"(it has {len(neighbours)}: {', '.join(map(str, neighbours))})")
+        switch = neighbours[0]
+        host_port[str(host)] = (dpid_of[switch], port_of[(switch, host)])
+    for node in switch_nodes:
+        for neighbour in graph.adj[node]:
+            port = port_of[(node, neighbour)]
+            if neighbour in dpid_of:
+                links[(dpid_of[node], port)] = Peer(False, dpid_of[neighbour], port_of[(neighbour, node)])
+            else:
+                links[(dpid_of[node], port)] = Peer(True, str(neighbour))
+    return Topology(name, tuple(dpid_of.values()), {d: str(n) for n, d in dpid_of.items()},
+                    tuple(str(h) for h in hosts), ports, links, host_port)
+
+
+def linear_graph(switches: int) -> nx.Graph:
+    """``h1 - s1 - ... - sN - h2``: the sender, N switches in a line, the replier."""
+    graph = nx.Graph()
+    chain = ["h1"] + [f"s{i}" for i in range(1, switches + 1)] + ["h2"]
+    nx.add_path(graph, chain)
+    return graph
+
+
+def _load_factory(spec: str) -> Callable[[], Any]:
+    target, _, attr = spec.rpartition(":")
+    if target.endswith(".py"):
+        path = Path(target)
+        if not path.is_file():
+            raise TopologyError(f"topology factory file {target!r} not found")
+        module_name = f"_nice_attendre_topology_{abs(hash(str(path.resolve())))}"
+        module_spec = importlib.util.spec_from_file_location(module_name, path)
+        if module_spec is None or module_spec.loader is None:
+            raise TopologyError(f"cannot load topology factory file {target!r}")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[module_name] = module
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as exc:  # the user's file failed to import
+            raise TopologyError(f"loading {target!r} failed: {type(exc).__name__}: {exc}") from exc
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ImportError as exc:
+            raise TopologyError(f"cannot import topology module {target!r}: {exc}") from exc
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise TopologyError(f"{target!r} has no callable {attr!r}")
+    return factory
+
+
+def load_topology(spec: str | nx.Graph | Topology) -> Topology:
+    """Build a topology from a spec.
+
+    Accepted: a :class:`Topology`; a networkx graph; ``linear:N`` (N >= 1); the path of a
+    GraphML (``.graphml``), GML (``.gml``) or edge-list file (any other suffix: one
+    ``u v`` pair per line, ``#`` comments); ``path/to/file.py:factory`` or
+    ``package.module:factory`` naming a function that returns a networkx graph.
+    Raises :class:`TopologyError` with the reason when the spec cannot be used.
+    """
+    if isinstance(spec, Topology):
+        return spec
+    if isinstance(spec, nx.Graph):
+        return from_graph(spec)
+    text = str(spec).strip()
+    match = re.fullmatch(r"linear:(.*)", text)
+    if match:
+        count = match.group(1)
+        if not count.isdigit() or int(count) < 1:
+            raise TopologyError(f"bad topology {text!r}: linear:N needs a whole number N >= 1")
+        return from_graph(linear_graph(int(count)), text)
+    path = Path(text)
+    if path.is_file():
+        try:
+            if path.suffix == ".graphml":
+                graph = nx.read_graphml(path)
+            elif path.suffix == ".gml":
+                graph = nx.read_gml(path)
+            else:
+                graph = nx.read_edgelist(path, comments="#", data=False)
+        except Exception as exc:  # networkx raises many kinds of parse errors
+            raise TopologyError(f"cannot read topology file {text!r}: {type(exc).__name__}: {exc}") from exc
+        return from_graph(graph, path.name)
+    target, sep, attr = text.rpartition(":")
+    if sep and attr.isidentifier() and (target.endswith(".py") or re.fullmatch(r"[\w.]+", target)):
+        factory = _load_factory(text)
+        try:
+            graph = factory()
+        except Exception as exc:
+            raise TopologyError(f"topology factory {text!r} raised {type(exc).__name__}: {exc}") from exc
+        if not isinstance(graph, nx.Graph):
+            raise TopologyError(f"topology factory {text!r} returned {type(graph).__name__}, not a networkx graph")
+        return from_graph(graph, text)
+    raise TopologyError(f"bad topology {text!r}: expected linear:N, a .graphml/.gml/edge-list file, "
+                        "or path/to/file.py:factory")

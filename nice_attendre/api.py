@@ -1,0 +1,87 @@
+"""The library entry points: ``verify`` and ``compare`` (front end, like the CLI).
+
+These assemble a network from names (app, topology, protocol, properties) and run the
+checker. They are the only place, besides the CLI, where the core meets the models.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from nice_attendre.checker import Limits, ProgressCallback, dfs
+from nice_attendre.errors import InputError
+from nice_attendre.property import Metric, Property
+from nice_attendre.result import Result
+
+
+@dataclass(frozen=True)
+class Run:
+    """A network built for verification, with the properties and metrics to check."""
+
+    network: Any
+    properties: tuple[Property, ...]
+    metrics: tuple[Metric, ...]
+    packets: int
+
+
+def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "openflow",
+          properties: Sequence[str] | None = None, app_options: Mapping[str, Any] | None = None,
+          sender: str | None = None, receiver: str | None = None, count_load: bool = False,
+          instant_stats: bool | None = None) -> Run:
+    """Build the network and properties for one verification (see :func:`verify`)."""
+    from nice_attendre import properties as registry
+    from nice_attendre.loading import load_app
+    from nice_attendre.models.network import LOAD_COUNTERS, Network, Options
+    from nice_attendre.models.protocols import protocol_class
+    from nice_attendre.models.topology import load_topology
+
+    if isinstance(packets, bool) or not isinstance(packets, int) or packets < 0:
+        raise InputError(f"packets must be a whole number >= 0, got {packets!r}")
+    app_obj = load_app(app, app_options)
+    protocol_class(protocol)  # fail early on an unknown name
+    topo = load_topology(topology if topology is not None else app_obj.default_topology)
+    names = registry.check_names(registry.DEFAULT_PROPERTIES if properties is None else properties)
+    if instant_stats is None:
+        instant_stats = getattr(app_obj, "instant_stats", False)
+    options = Options(monitors=registry.monitors_for(names), count_load=count_load,
+                      instant_stats=bool(instant_stats))
+    scenario = app_obj.scenario(topo, packets, sender, receiver)
+    net = Network(scenario, app_obj, protocol, options)
+    metrics: tuple[Metric, ...] = ()
+    if count_load:
+        slot = net.slot_load
+        values = net.interned(slot)
+        metrics = tuple(Metric(name, (lambda state, i=i: values[state[slot]][i]), f"{name} per complete execution")
+                        for i, name in enumerate(LOAD_COUNTERS))
+    return Run(net, registry.build(net, names), metrics, packets)
+
+
+def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "openflow",
+           properties: Sequence[str] | None = None, app_options: Mapping[str, Any] | None = None,
+           sender: str | None = None, receiver: str | None = None,
+           max_transitions: int | None = None, max_states: int | None = None,
+           max_depth: int | None = None, max_seconds: float | None = None,
+           keep_going: bool = False, fingerprint: bool = False, count_load: bool = False,
+           instant_stats: bool | None = None, progress: ProgressCallback | None = None) -> Result:
+    """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
+
+    ``app`` is a registered name (``"route-flow"``), ``"path/to/file.py:ClassName"``, an
+    :class:`~nice_attendre.models.app.App` subclass (built with ``app_options``) or an
+    instance. ``topology`` is ``"linear:N"``, a graph file, ``"file.py:factory"``, a
+    networkx graph or a Topology (default: the app's). ``packets`` is how many packets the
+    sender sends (the app's scenario decides the traffic). ``properties`` are registered
+    names (default: :data:`nice_attendre.properties.DEFAULT_PROPERTIES`); ``app-exception``
+    is always checked. Limits and ``keep_going`` as for :func:`nice_attendre.dfs`;
+    ``count_load`` adds control-plane counters to the state and reports their min/max per
+    complete execution in ``result.metrics``.
+
+    Raises :class:`~nice_attendre.errors.InputError` (or a subclass) for bad input.
+    """
+    run = build(app, topology=topology, packets=packets, protocol=protocol, properties=properties,
+                app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
+                instant_stats=instant_stats)
+    limits = Limits(max_transitions, max_states, max_depth, max_seconds)
+    result = dfs(run.network, run.properties, limits=limits, keep_going=keep_going,
+                 fingerprint=fingerprint, metrics=run.metrics, progress=progress)
+    return dataclasses.replace(result, system=run.network)

@@ -1,0 +1,39 @@
+"""Typed errors of the library. Only the command line turns them into exit codes."""
+from __future__ import annotations
+
+
+class NiceAttendreError(Exception):
+    """Base of every error the library raises on purpose."""
+
+
+class InputError(NiceAttendreError, ValueError):
+    """Bad input from the user: an unknown name, a malformed file or option (CLI exit code 2)."""
+
+
+class UnknownNameError(InputError):
+    """A name (app, protocol, property, topology kind) that is not registered.
+
+    The message lists the known names and, when one is close, suggests it.
+    """
+
+    def __init__(self, kind: str, name: str, known: list[str] | tuple[str, ...]) -> None:
+        import difflib
+
+        self.kind = kind
+        self.name = name
+        self.known = tuple(known)
+        close = difflib.get_close_matches(name, self.known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        super().__init__(f"unknown {kind} {name!r}{hint} (known: {', '.join(self.known) or 'none'})")
+
+
+class TopologyError(InputError):
+    """A topology that cannot be built: bad spec, unreadable file, hosts not attached to a switch."""
+
+
+class AppLoadError(InputError):
+    """An app given as `path/to/file.py:ClassName` that cannot be loaded."""
+
+
+class ModelError(NiceAttendreError):
+    """A model that breaks its contract (non-deterministic `enabled`, mutated state, bad event)."""

@@ -1,0 +1,69 @@
+"""Named predicates over states, with an expectation of when they must hold."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable
+
+
+class Expectation(enum.Enum):
+    """When a property's predicate must hold.
+
+    * ``ALWAYS``: in every reachable state (checked once per new state);
+    * ``AT_QUIESCENCE``: in every state where nothing is enabled (NICE's "path end");
+    * ``SOMETIMES``: in at least one reachable state (an example must exist).
+    """
+
+    ALWAYS = "always"
+    AT_QUIESCENCE = "at_quiescence"
+    SOMETIMES = "sometimes"
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """A named predicate ``holds(state) -> bool`` with its expectation.
+
+    ``description`` is one line for listings. ``explain(state) -> str``, when given, says
+    why the predicate fails in ``state`` (used in reports); it is only called on failing
+    states.
+    """
+
+    name: str
+    expectation: Expectation
+    holds: Callable[[Any], bool]
+    description: str = ""
+    explain: Callable[[Any], str] | None = None
+
+    @staticmethod
+    def always(name: str, holds: Callable[[Any], bool], description: str = "",
+               explain: Callable[[Any], str] | None = None) -> "Property":
+        """A property that must hold in every reachable state."""
+        return Property(name, Expectation.ALWAYS, holds, description, explain)
+
+    @staticmethod
+    def at_quiescence(name: str, holds: Callable[[Any], bool], description: str = "",
+                      explain: Callable[[Any], str] | None = None) -> "Property":
+        """A property that must hold wherever no event is enabled."""
+        return Property(name, Expectation.AT_QUIESCENCE, holds, description, explain)
+
+    @staticmethod
+    def sometimes(name: str, holds: Callable[[Any], bool], description: str = "",
+                  explain: Callable[[Any], str] | None = None) -> "Property":
+        """A property that must hold in at least one reachable state."""
+        return Property(name, Expectation.SOMETIMES, holds, description, explain)
+
+    def why(self, state: Hashable) -> str:
+        """The reason the property fails in ``state`` (empty when no explainer is given)."""
+        return self.explain(state) if self.explain is not None else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """A named integer function of quiescent states; the checker reports its min and max.
+
+    Used for measurements per complete execution (for example control-plane messages).
+    """
+
+    name: str
+    value: Callable[[Any], int]
+    description: str = ""

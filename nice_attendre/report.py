@@ -1,0 +1,143 @@
+"""Turning results into text and JSON. Domain-free: a model contributes a ``narrate``
+function that says what an event did, and a header of (label, value) pairs.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Iterable, TextIO
+
+from nice_attendre.checker import Progress
+from nice_attendre.result import Discovery, Result
+
+Narrate = Callable[[Any, Any], list[str]]  # (state before, event) -> lines, the first one the summary
+
+STOP_REASONS = {
+    "violation": "stopped at the first violation",
+    "max-transitions": "stopped by --max-transitions",
+    "max-states": "stopped by --max-states",
+    "max-depth": "states beyond --max-depth not expanded",
+    "max-seconds": "stopped by --max-seconds",
+    "interrupted": "interrupted (Ctrl-C)",
+}
+
+
+def stats_lines(result: Result) -> list[str]:
+    """The counts as aligned lines."""
+    stats = result.stats
+    rate = f"{stats.transitions_per_second:,.0f} transitions/s"
+    search = "complete" if result.complete else f"INCOMPLETE: {STOP_REASONS.get(result.stop_reason or '', result.stop_reason)}"
+    lines = [
+        f"  transitions    {stats.transitions:>12,}",
+        f"  unique states  {stats.unique_states:>12,}",
+        f"  revisits       {stats.revisits:>12,}",
+        f"  max depth      {stats.max_depth:>12,}",
+        f"  time           {stats.elapsed:>12.2f} s  ({rate})",
+        f"  search         {search}",
+    ]
+    for name, (low, high) in sorted(result.metrics.items()):
+        lines.append(f"  {name:<14} {low:>5} .. {high:<5} per complete execution")
+    return lines
+
+
+def trace_lines(discovery: Discovery, narrate: Narrate | None) -> list[str]:
+    """The numbered events of a discovery's trace, each with what it did."""
+    trace = discovery.trace
+    if trace is None:
+        return []
+    lines = []
+    state = trace.initial
+    width = len(str(len(trace.steps)))
+    for number, step in enumerate(trace.steps, start=1):
+        said = narrate(state, step.event) if narrate is not None else []
+        said = said or [str(step.event)]
+        lines.append(f"  {number:>{width}}. {said[0]}")
+        lines.extend(f"  {'':>{width}}  {line}" for line in said[1:])
+        state = step.state
+    return lines
+
+
+def discovery_lines(index: int, discovery: Discovery, narrate: Narrate | None) -> list[str]:
+    """A violation: its property, why, and the trace that leads there."""
+    kind = discovery.expectation.value.replace("_", " ")
+    lines = [f"VIOLATION {index}: {discovery.property} ({kind})"]
+    if discovery.reason:
+        lines.append(f"  {discovery.reason}")
+    if discovery.trace is not None:
+        lines.append(f"  trace ({len(discovery.trace)} events):")
+        lines.extend(trace_lines(discovery, narrate))
+    return lines
+
+
+def text_report(result: Result, header: Iterable[tuple[str, str]], narrate: Narrate | None) -> str:
+    """The whole report of one verification, as printed by ``nice-attendre verify``."""
+    lines = [f"  {label:<12} {value}" for label, value in header]
+    lines.append("")
+    lines.extend(stats_lines(result))
+    lines.append("")
+    for index, discovery in enumerate(result.discoveries, start=1):
+        lines.extend(discovery_lines(index, discovery, narrate))
+        lines.append("")
+    if result.ok:
+        lines.append("OK: no property violated" + ("" if result.complete else " in the part explored"))
+    else:
+        names = ", ".join(dict.fromkeys(d.property for d in result.discoveries))
+        lines.append(f"FAILED: {names}")
+    return "\n".join(lines)
+
+
+def trace_json(discovery: Discovery, narrate: Narrate | None) -> list[dict[str, Any]]:
+    """A discovery's trace as a list of {step, event, effects}."""
+    trace = discovery.trace
+    if trace is None:
+        return []
+    steps = []
+    state = trace.initial
+    for number, step in enumerate(trace.steps, start=1):
+        said = narrate(state, step.event) if narrate is not None else []
+        steps.append({"step": number, "event": str(step.event), "effects": said})
+        state = step.state
+    return steps
+
+
+def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None) -> dict[str, Any]:
+    """The report as a JSON-ready dict: the header fields, the counts, completeness, violations."""
+    stats = result.stats
+    return {
+        **header,
+        "transitions": stats.transitions,
+        "unique_states": stats.unique_states,
+        "revisits": stats.revisits,
+        "max_depth": stats.max_depth,
+        "elapsed_seconds": round(stats.elapsed, 6),
+        "transitions_per_second": round(stats.transitions_per_second, 1),
+        "complete": result.complete,
+        "stop_reason": result.stop_reason,
+        "ok": result.ok,
+        "metrics": {name: {"min": low, "max": high} for name, (low, high) in sorted(result.metrics.items())},
+        "violations": [
+            {"property": d.property, "expectation": d.expectation.value, "reason": d.reason,
+             "trace": trace_json(d, narrate)}
+            for d in result.discoveries
+        ],
+    }
+
+
+class ProgressLine:
+    """Live progress on a terminal: one line rewritten in place (use as the progress callback)."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.shown = False
+
+    def __call__(self, progress: Progress) -> None:
+        self.stream.write(f"\r  {progress.transitions:>12,} transitions  {progress.unique_states:>11,} states"
+                          f"  depth {progress.depth:>4}  {progress.rate:>10,.0f} transitions/s ")
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        """Erase the progress line (before printing the report)."""
+        if self.shown:
+            self.stream.write("\r" + " " * 100 + "\r")
+            self.stream.flush()
+            self.shown = False

@@ -1,0 +1,81 @@
+"""What a search returns: counts, discoveries and whether the search was complete."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from nice_attendre.property import Expectation
+from nice_attendre.trace import Trace
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """The search's counts (the paper's metric; see DESIGN.md section 2).
+
+    * ``transitions``: every ``apply`` performed, including those into known states;
+    * ``unique_states``: distinct states stored (initial states included);
+    * ``revisits``: transitions that led to an already-visited state;
+    * ``max_depth``: the longest path from an initial state on the search stack;
+    * ``elapsed``: wall-clock seconds of the search.
+    """
+
+    transitions: int
+    unique_states: int
+    revisits: int
+    max_depth: int
+    elapsed: float
+
+    @property
+    def transitions_per_second(self) -> float:
+        """Throughput of the search; 0 when no time elapsed."""
+        return self.transitions / self.elapsed if self.elapsed > 0 else 0.0
+
+    def counts(self) -> tuple[int, int, int, int]:
+        """The deterministic part: (transitions, unique_states, revisits, max_depth)."""
+        return (self.transitions, self.unique_states, self.revisits, self.max_depth)
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """A property that failed its expectation.
+
+    ``trace`` leads from an initial state to the failing state (``None`` for a
+    ``sometimes`` property that never held: there is no single state to show).
+    ``reason`` is the property's explanation of the failing state.
+    """
+
+    property: str
+    expectation: Expectation
+    trace: Trace | None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The outcome of a search.
+
+    ``complete`` is False when a limit, Ctrl-C or the first violation cut the search short;
+    ``stop_reason`` then names what stopped it. ``metrics`` maps a metric's name to its
+    (min, max) over the quiescent states reached (absent when none was reached).
+    ``system`` is the explored system when the front end sets it (to replay and describe
+    the traces); the checker itself leaves it ``None``.
+    """
+
+    stats: Stats
+    discoveries: tuple[Discovery, ...]
+    complete: bool
+    stop_reason: str | None = None
+    metrics: dict[str, tuple[int, int]] = field(default_factory=dict)
+    system: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """True when no property was violated (a partial search can still be ok)."""
+        return not self.discoveries
+
+    def discovery(self, name: str) -> Discovery | None:
+        """The discovery for property ``name``, if it was violated."""
+        for found in self.discoveries:
+            if found.property == name:
+                return found
+        return None

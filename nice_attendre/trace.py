@@ -1,0 +1,90 @@
+"""Counterexample traces: an initial state and the events that lead from it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Hashable, Iterator
+
+from nice_attendre.errors import ModelError
+from nice_attendre.system import System
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a trace: ``event`` happened and led to ``state``."""
+
+    event: Any
+    state: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """A path through a system: ``initial`` followed by ``steps``.
+
+    A trace is replayable: :meth:`replay` applies its events again from ``initial`` and
+    checks that the system reproduces every recorded state, which is how determinism
+    of a model is checked and how a user re-runs a counterexample.
+    """
+
+    initial: Any
+    steps: tuple[Step, ...]
+
+    @property
+    def events(self) -> tuple[Any, ...]:
+        """The events of the trace, in order."""
+        return tuple(step.event for step in self.steps)
+
+    @property
+    def final(self) -> Any:
+        """The last state of the trace."""
+        return self.steps[-1].state if self.steps else self.initial
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def states(self) -> Iterator[Any]:
+        """Every state of the trace, the initial one first."""
+        yield self.initial
+        for step in self.steps:
+            yield step.state
+
+    def replay(self, system: System[Hashable, Hashable]) -> Any:
+        """Apply the events again from the initial state; return the final state.
+
+        Raises :class:`ModelError` when an event is not enabled where the trace took it, or
+        when ``apply`` gives a different state than recorded: either means the model is not
+        deterministic (its ``enabled`` or ``apply`` depends on something outside the state),
+        or the trace belongs to another system.
+        """
+        if self.initial not in system.initial_states():
+            raise ModelError("trace does not start in an initial state of this system")
+        state = self.initial
+        for index, step in enumerate(self.steps, start=1):
+            enabled = system.enabled(state)
+            if step.event not in enabled:
+                raise ModelError(
+                    f"step {index}: event {step.event!r} is not enabled in the replayed state; "
+                    "the model's enabled() is not a function of the state, or the trace is from "
+                    "another system")
+            state = system.apply(state, step.event)
+            if state != step.state:
+                raise ModelError(
+                    f"step {index}: applying {step.event!r} gave a different state than recorded; "
+                    "the model's apply() is not deterministic (it reads something outside the "
+                    "state: a clock, a global, hash order or unseeded randomness)")
+        return state
+
+    @staticmethod
+    def from_events(system: System[Hashable, Hashable], events: list[Any],
+                    initial: Any | None = None) -> "Trace":
+        """Build a trace by applying ``events`` from ``initial`` (default: the first initial state).
+
+        Raises :class:`ModelError` when an event is not enabled on the way.
+        """
+        state = system.initial_states()[0] if initial is None else initial
+        steps = []
+        for index, event in enumerate(events, start=1):
+            if event not in system.enabled(state):
+                raise ModelError(f"step {index}: event {event!r} is not enabled")
+            state = system.apply(state, event)
+            steps.append(Step(event, state))
+        return Trace(initial if initial is not None else system.initial_states()[0], tuple(steps))

@@ -1,0 +1,63 @@
+"""Properties checked through the network's monitors.
+
+A monitor runs inside a transition (a switch forwarding, dropping, sending a packet-in; the
+controller running the app) and records an alert in the state's ``alerts`` slot when it
+sees a violation. The alert only appears where a violation happened, so a property that
+reads it holds exactly in the states reached without that violation.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from nice_attendre.models.network import Network
+from nice_attendre.property import Property
+
+
+def alert_property(net: Network, kind: str, description: str) -> Property:
+    """An ``always`` property that fails in states holding an alert of ``kind``."""
+    slot = net.slot_alerts
+    values = net.interned(slot)
+    empty = net.encode({})[slot]
+    verdicts: dict[int, bool] = {}
+
+    def holds(state: Any) -> bool:
+        value = state[slot]
+        if value == empty:
+            return True
+        verdict = verdicts.get(value)
+        if verdict is None:
+            verdict = verdicts[value] = not any(alert[0] == kind for alert in values[value])
+        return verdict
+
+    def explain(state: Any) -> str:
+        return "; ".join(detail for alert_kind, detail in net.alerts(state) if alert_kind == kind)
+
+    return Property.always(kind, holds, description, explain)
+
+
+def _factory(kind: str, description: str) -> Callable[[Network], Property]:
+    def make(net: Network) -> Property:
+        return alert_property(net, kind, description)
+
+    make.__doc__ = description
+    return make
+
+
+no_forwarding_loops = _factory(
+    "no-forwarding-loops", "no packet comes to the same switch port twice")
+no_black_holes = _factory(
+    "no-black-holes", "no switch drops a packet addressed to a host of the network")
+direct_paths = _factory(
+    "direct-paths", "once a packet of a flow reached its destination, later packets of the flow "
+    "never go to the controller")
+strict_direct_paths = _factory(
+    "strict-direct-paths", "once two hosts exchanged packets both ways, no packet between them goes "
+    "to the controller")
+one_packet_in_per_flow = _factory(
+    "one-packet-in-per-flow", "a flow causes at most one packet-in in the whole network")
+app_exception = _factory(
+    "app-exception", "no app handler raises an exception (always checked)")
+
+#: The alert properties; each reads the monitor of the same name.
+ALERT_PROPERTIES = ("no-forwarding-loops", "no-black-holes", "direct-paths", "strict-direct-paths",
+                    "one-packet-in-per-flow", "app-exception")
