@@ -53,8 +53,14 @@ class Entry(NamedTuple):
 Table = tuple[Entry, ...]
 
 
+def match_order(match: Match) -> tuple[Any, ...]:
+    """A sort key for matches: fields as (name, type name, value), then the in-port."""
+    return (tuple((name, type(value).__name__, value) for name, value in match.fields),
+            -1 if match.in_port is None else match.in_port)
+
+
 def _order(entry: Entry) -> tuple[Any, ...]:
-    return (entry.table_id, entry.neg_priority, repr(entry.match))
+    return (entry.table_id, entry.neg_priority, match_order(entry.match))
 
 
 def make_entry(table_id: int, priority: int, match: Match, actions: tuple[Action, ...] | None,

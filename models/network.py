@@ -91,7 +91,7 @@ class Tx:
         record = (kind, detail)
         if record not in alerts:
             self.put(self.net.slot_alerts, tuple(sorted(alerts + (record,))))
-        self.note(f"ALERT {kind}: {detail}")
+        self.note(lambda: f"ALERT {kind}: {detail}")
 
     def count(self, counter: int, amount: int = 1) -> None:
         """Add ``amount`` to control-plane counter ``counter`` (when counting load)."""
@@ -101,10 +101,13 @@ class Tx:
             load[counter] += amount
             self.put(slot, tuple(load))
 
-    def note(self, text: str) -> None:
-        """Narrate ``text`` (only when building a trace description)."""
+    def note(self, text: Callable[[], str]) -> None:
+        """Narrate ``text()`` when building a trace description; otherwise do nothing.
+
+        ``text`` is a function so that the hot path never formats strings.
+        """
         if self.notes is not None:
-            self.notes.append(text)
+            self.notes.append(text())
 
 
 @dataclass(frozen=True)
@@ -292,14 +295,14 @@ class Network:
         packet = Packet(hdr, ev.host, hs.sent, kind)
         tx.put(slot, hs._replace(sent=hs.sent + 1))
         dpid, port = hs.location
-        tx.note(f"{ev.host} sends {packet} to s{dpid}:{port}")
+        tx.note(lambda: f"{ev.host} sends {packet} to s{dpid}:{port}")
         tx.push(self.slot_port[(dpid, port)], packet)
 
     def _host_receive(self, tx: Tx, ev: HostReceive) -> None:
         host = ev.host
         packet: Packet = tx.pop(self.slot_inbox[host])
         if packet.hdr.eth_dst not in (host, BROADCAST):
-            tx.note(f"{host} ignores {packet} (not addressed to it)")
+            tx.note(lambda: f"{host} ignores {packet} (not addressed to it)")
             return
         slot = self.slot_host[host]
         hs: HostState = tx.get(slot)
@@ -309,17 +312,17 @@ class Network:
             reply = reply_to(packet, host, hs.sent)
             tx.put(slot, HostState(hs.sent + 1, received, hs.location))
             dpid, port = hs.location
-            tx.note(f"{host} receives {packet} and answers with {reply} to s{dpid}:{port}")
+            tx.note(lambda: f"{host} receives {packet} and answers with {reply} to s{dpid}:{port}")
             tx.push(self.slot_port[(dpid, port)], reply)
         else:
             tx.put(slot, hs._replace(received=received))
-            tx.note(f"{host} receives {packet}")
+            tx.note(lambda: f"{host} receives {packet}")
 
     def _host_move(self, tx: Tx, ev: HostMove) -> None:
         slot = self.slot_host[ev.host]
         hs: HostState = tx.get(slot)
         tx.put(slot, hs._replace(location=(ev.dpid, ev.port)))
-        tx.note(f"{ev.host} moves from s{hs.location[0]}:{hs.location[1]} to s{ev.dpid}:{ev.port}")
+        tx.note(lambda: f"{ev.host} moves from s{hs.location[0]}:{hs.location[1]} to s{ev.dpid}:{ev.port}")
 
     # ---- helpers for the protocol variants ---------------------------------------------
 
@@ -327,7 +330,7 @@ class Network:
         """Put ``packet`` on the link out of ``dpid``:``port``; False if nothing is attached."""
         for host in self.mobile:
             if tx.get(self.slot_host[host]).location == (dpid, port):
-                tx.note(f"s{dpid} sends {packet} out of port {port} to {host}")
+                tx.note(lambda: f"s{dpid} sends {packet} out of port {port} to {host}")
                 tx.push(self.slot_inbox[host], packet)
                 return True
         peer = self.topology.links.get((dpid, port))
@@ -336,10 +339,10 @@ class Network:
         if peer.is_host:
             if peer.node in self.mobile:  # it moved away
                 return False
-            tx.note(f"s{dpid} sends {packet} out of port {port} to {peer.node}")
+            tx.note(lambda: f"s{dpid} sends {packet} out of port {port} to {peer.node}")
             tx.push(self.slot_inbox[peer.node], packet)
         else:
-            tx.note(f"s{dpid} sends {packet} out of port {port} to s{peer.node}:{peer.port}")
+            tx.note(lambda: f"s{dpid} sends {packet} out of port {port} to s{peer.node}:{peer.port}")
             tx.push(self.slot_port[(peer.node, peer.port)], packet)
         return True
 

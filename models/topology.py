@@ -8,6 +8,7 @@ breadth-first search with neighbours in port order, so ties break the same way o
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import re
@@ -60,7 +61,9 @@ class Topology:
     links: Mapping[tuple[int, int], Peer]
     host_port: Mapping[str, tuple[int, int]]
     spare_ports: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
-    _routes: dict[tuple[int, str], int] = field(default_factory=dict, repr=False, compare=False)
+    # A lazily filled cache, never an argument: dataclasses.replace() must not share it.
+    _routes: dict[tuple[int, str], int] = field(default_factory=dict, init=False, repr=False,
+                                                compare=False)
 
     def __hash__(self) -> int:
         return hash((self.name, self.switches, self.hosts))
@@ -108,8 +111,15 @@ class Topology:
     # ---- derived topologies ---------------------------------------------------------
 
     def with_spare_port(self, dpid: int) -> "Topology":
-        """This topology with one more, unconnected port on ``dpid`` (a place to move to)."""
-        new_port = max(self.ports[dpid]) + 1
+        """This topology with one more, unconnected port on ``dpid`` (a place to move to).
+
+        The new port is numbered after the switch's highest port (1 on a switch without
+        links). Raises :class:`TopologyError` for an unknown ``dpid``.
+        """
+        if dpid not in self.ports:
+            raise TopologyError(f"topology {self.name!r} has no switch with dpid {dpid!r} "
+                                f"(dpids: {', '.join(map(str, self.switches))})")
+        new_port = max(self.ports[dpid], default=0) + 1
         ports = dict(self.ports)
         ports[dpid] = self.ports[dpid] + (new_port,)
         spare = dict(self.spare_ports)
@@ -153,8 +163,14 @@ def from_graph(graph: nx.Graph, name: str = "graph") -> Topology:
     if len(hosts) < 2:
         raise TopologyError(f"topology {name!r} needs at least two hosts, found {len(hosts)}"
                             " (mark hosts with a 'host' attribute or name them h1, h2, ...)")
-    if any(graph.has_edge(n, n) for n in graph.nodes):
-        raise TopologyError(f"topology {name!r} has a self-loop")
+    loops = [n for n in graph.nodes if graph.has_edge(n, n)]
+    if loops:
+        raise TopologyError(f"topology {name!r} has a self-loop at {loops[0]!r}")
+    if graph.is_multigraph():
+        parallel = next(((u, v) for u, v in graph.edges() if graph.number_of_edges(u, v) > 1), None)
+        if parallel is not None:
+            raise TopologyError(f"topology {name!r} has parallel links between {parallel[0]!r} and "
+                                f"{parallel[1]!r} (one link per pair of nodes is supported)")
     dpid_of = {node: index for index, node in enumerate(switch_nodes, start=1)}
     ports: dict[int, tuple[int, ...]] = {}
     port_of: dict[tuple[Hashable, Hashable], int] = {}
@@ -167,9 +183,13 @@ def from_graph(graph: nx.Graph, name: str = "graph") -> Topology:
     host_port: dict[str, tuple[int, int]] = {}
     for host in hosts:
         neighbours = list(graph.adj[host])
-        if len(neighbours) != 1 or _is_host(graph, neighbours[0]):
-            raise TopologyError(f"host {host!r} must have exactly one link, to a switch "
-                                f"(it has {len(neighbours)}: {', '.join(map(str, neighbours))})")
+        if len(neighbours) != 1:
+            raise TopologyError(f"host {str(host)!r} must have exactly one link, to a switch "
+                                f"(it has {len(neighbours)}"
+                                + (f": {', '.join(map(str, neighbours))})" if neighbours else ")"))
+        if _is_host(graph, neighbours[0]):
+            raise TopologyError(f"host {str(host)!r} is linked to host {str(neighbours[0])!r}; "
+                                "a host must be linked to a switch")
         switch = neighbours[0]
         host_port[str(host)] = (dpid_of[switch], port_of[(switch, host)])
     for node in switch_nodes:
@@ -191,13 +211,29 @@ def linear_graph(switches: int) -> nx.Graph:
     return graph
 
 
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False for names the OS rejects (too long, NUL bytes)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def _load_factory(spec: str) -> Callable[[], Any]:
     target, _, attr = spec.rpartition(":")
     if target.endswith(".py"):
         path = Path(target)
-        if not path.is_file():
+        if not _is_file(path):
             raise TopologyError(f"topology factory file {target!r} not found")
-        module_name = f"_nice_attendre_topology_{abs(hash(str(path.resolve())))}"
+        digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
+        module_name = f"_nice_attendre_topology_{digest}"
         module_spec = importlib.util.spec_from_file_location(module_name, path)
         if module_spec is None or module_spec.loader is None:
             raise TopologyError(f"cannot load topology factory file {target!r}")
@@ -206,12 +242,16 @@ def _load_factory(spec: str) -> Callable[[], Any]:
         try:
             module_spec.loader.exec_module(module)
         except Exception as exc:  # the user's file failed to import
+            del sys.modules[module_name]
             raise TopologyError(f"loading {target!r} failed: {type(exc).__name__}: {exc}") from exc
     else:
         try:
             module = importlib.import_module(target)
         except ImportError as exc:
             raise TopologyError(f"cannot import topology module {target!r}: {exc}") from exc
+        except Exception as exc:  # the module itself raised while importing
+            raise TopologyError(f"importing topology module {target!r} failed: "
+                                f"{type(exc).__name__}: {exc}") from exc
     factory = getattr(module, attr, None)
     if not callable(factory):
         raise TopologyError(f"{target!r} has no callable {attr!r}")
@@ -235,11 +275,11 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
     match = re.fullmatch(r"linear:(.*)", text)
     if match:
         count = match.group(1)
-        if not count.isdigit() or int(count) < 1:
+        if not count.isdecimal() or int(count) < 1:
             raise TopologyError(f"bad topology {text!r}: linear:N needs a whole number N >= 1")
         return from_graph(linear_graph(int(count)), text)
     path = Path(text)
-    if path.is_file():
+    if _is_file(path):
         try:
             if path.suffix == ".graphml":
                 graph = nx.read_graphml(path)
@@ -250,6 +290,8 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
         except Exception as exc:  # networkx raises many kinds of parse errors
             raise TopologyError(f"cannot read topology file {text!r}: {type(exc).__name__}: {exc}") from exc
         return from_graph(graph, path.name)
+    if _is_dir(path):
+        raise TopologyError(f"bad topology {text!r}: a directory, not a graph file")
     target, sep, attr = text.rpartition(":")
     if sep and attr.isidentifier() and (target.endswith(".py") or re.fullmatch(r"[\w.]+", target)):
         factory = _load_factory(text)
@@ -260,5 +302,7 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
         if not isinstance(graph, nx.Graph):
             raise TopologyError(f"topology factory {text!r} returned {type(graph).__name__}, not a networkx graph")
         return from_graph(graph, text)
+    if not sep and (path.suffix or "/" in text or "\\" in text):
+        raise TopologyError(f"topology file {text!r} not found")
     raise TopologyError(f"bad topology {text!r}: expected linear:N, a .graphml/.gml/edge-list file, "
                         "or path/to/file.py:factory")

@@ -1,1 +1,38 @@
-"""nice-attendre: an explicit-state model checker for OpenFlow controller applications."""
+"""nice-attendre: an explicit-state model checker for OpenFlow controller applications.
+
+The core (``System``, ``Property``, ``dfs``, ``Result``, ``Trace``) is domain-free; the
+OpenFlow network model lives in ``nice_attendre.models``, the apps in
+``nice_attendre.apps``, the properties in ``nice_attendre.properties``.
+``verify`` builds a network from names and checks it::
+
+    from nice_attendre import verify
+    result = verify("route-flow", topology="linear:3", packets=2, protocol="attendre")
+    assert result.ok
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from nice_attendre.checker import Limits, Progress, dfs
+from nice_attendre.errors import (AppLoadError, InputError, ModelError, NiceAttendreError,
+                                  TopologyError, UnknownNameError)
+from nice_attendre.property import Expectation, Metric, Property
+from nice_attendre.result import Discovery, Result, Stats
+from nice_attendre.system import System
+from nice_attendre.trace import Step, Trace
+
+__all__ = [
+    "System", "Property", "Expectation", "Metric", "dfs", "Limits", "Progress", "Result", "Stats",
+    "Discovery", "Trace", "Step", "NiceAttendreError", "InputError", "UnknownNameError",
+    "TopologyError", "AppLoadError", "ModelError", "verify",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # ``verify`` lives in the front end, which imports the models; importing it lazily keeps
+    # the core free of model imports (and avoids an import cycle).
+    if name == "verify":
+        from nice_attendre.api import verify
+
+        return verify
+    raise AttributeError(f"module 'nice_attendre' has no attribute {name!r}")

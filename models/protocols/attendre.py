@@ -74,7 +74,7 @@ class AttendreState(NamedTuple):
 
 
 def _key_order(key: flowtable.EntryKey) -> tuple[Any, ...]:
-    return (key[0], -key[1], repr(key[2]))
+    return (key[0], -key[1], flowtable.match_order(key[2]))
 
 
 class Attendre(OpenFlow):
@@ -95,7 +95,7 @@ class Attendre(OpenFlow):
         ac = packet.ac
         packet = packet._replace(ac=None)
         if ac is None or ac.dpid != dpid:
-            tx.note(f"s{dpid} strips an Attendre Command meant for s{ac.dpid if ac else '?'}")
+            tx.note(lambda: f"s{dpid} strips an Attendre Command meant for s{ac.dpid if ac else '?'}")
             return packet
         net = self.net
         ext_slot = net.slot_ext[dpid]
@@ -105,7 +105,7 @@ class Attendre(OpenFlow):
             # Line 4: every message of the set is processed; the AC is stale. It was the last
             # thing that could still name the set here, so the set is forgotten.
             tx.put(ext_slot, ext.with_progress(None, ac.version))
-            tx.note(f"s{dpid} ignores the Attendre Command of {packet.label()}: its message set is finished")
+            tx.note(lambda: f"s{dpid} ignores the Attendre Command of {packet.label()}: its message set is finished")
             return packet
         record = (SetProgress(ac.version, ac.size, 0, False) if record is None
                   else record._replace(expect_ac=False))
@@ -117,15 +117,15 @@ class Attendre(OpenFlow):
         if entry is None:  # line 12
             new = flowtable.make_entry(ac.table_id, ac.priority, ac.match, None, buffer=ac.version,
                                        version=ac.version)
-            tx.note(f"s{dpid} takes the Attendre Command from {packet.label()}: adds buffer entry [{new}]")
+            tx.note(lambda: f"s{dpid} takes the Attendre Command from {packet.label()}: adds buffer entry [{new}]")
         elif entry.version is None or entry.version < ac.version:  # lines 6-7
             new = entry._replace(actions=None, buffer=ac.version, version=ac.version)
-            tx.note(f"s{dpid} takes the Attendre Command from {packet.label()}: replaces [{entry}] by a buffer action")
+            tx.note(lambda: f"s{dpid} takes the Attendre Command from {packet.label()}: replaces [{entry}] by a buffer action")
         elif entry.version == ac.version:  # lines 8-9
             new = entry._replace(buffer=ac.version)
-            tx.note(f"s{dpid} takes the Attendre Command from {packet.label()}: appends a buffer action to [{entry}]")
+            tx.note(lambda: f"s{dpid} takes the Attendre Command from {packet.label()}: appends a buffer action to [{entry}]")
         else:  # an older set's command: ignored
-            tx.note(f"s{dpid} ignores an Attendre Command older than entry [{entry}]")
+            tx.note(lambda: f"s{dpid} ignores an Attendre Command older than entry [{entry}]")
             return packet
         tx.put(table_slot, flowtable.put(table, new))
         return packet
@@ -141,11 +141,11 @@ class Attendre(OpenFlow):
             waits = dict(ext.waits)
             waits[key] = waits.get(key, ()) + ((in_port, packet),)
             tx.put(ext_slot, ext._replace(waits=tuple(sorted(waits.items(), key=lambda kv: _key_order(kv[0])))))
-            tx.note(f"s{dpid} buffers {packet} at [{entry}]")
+            tx.note(lambda: f"s{dpid} buffers {packet} at [{entry}]")
             return None
         table_slot = net.slot_table[dpid]
         tx.put(table_slot, flowtable.put(tx.get(table_slot), entry._replace(encap=None)))
-        tx.note(f"s{dpid} encapsulates the Attendre Command for s{entry.encap.dpid} in {packet.label()}")
+        tx.note(lambda: f"s{dpid} encapsulates the Attendre Command for s{entry.encap.dpid} in {packet.label()}")
         return packet._replace(ac=entry.encap)
 
     def table_miss(self, tx: "Tx", dpid: int, in_port: int, packet: Packet, table_id: int) -> None:
@@ -156,7 +156,7 @@ class Attendre(OpenFlow):
                                      buffer=version, version=version)
         table_slot = self.net.slot_table[dpid]
         tx.put(table_slot, flowtable.put(tx.get(table_slot), entry))
-        tx.note(f"s{dpid}: table miss for {packet} from port {in_port}; buffered, buffer entry added, "
+        tx.note(lambda: f"s{dpid}: table miss for {packet} from port {in_port}; buffered, buffer entry added, "
                 "packet-in sent")
         self.send_packet_in(tx, PacketIn(dpid, in_port, buffer_id, packet, table_id))
 
@@ -228,10 +228,10 @@ class Attendre(OpenFlow):
         released = [(key, waits.pop(key, ())) for key in released_keys]
         ext = ext._replace(waits=tuple(sorted(waits.items(), key=lambda kv: _key_order(kv[0]))))
         tx.put(ext_slot, ext.with_progress(record if record.expect_ac else None, version))
-        tx.note(f"s{dpid} finished message set {_version(version)}; buffer actions removed")
+        tx.note(lambda: f"s{dpid} finished message set {_version(version)}; buffer actions removed")
         for key, waiting in released:
             for in_port, packet in waiting:
-                tx.note(f"s{dpid} re-matches waiting {packet}")
+                tx.note(lambda: f"s{dpid} re-matches waiting {packet}")
                 self.pipeline(tx, dpid, in_port, packet, key[0])
 
     # ---- platform ----------------------------------------------------------------------

@@ -52,6 +52,7 @@ class OpenFlow:
         self.topology = net.topology
         self.monitors = net.options.monitors
         self._stats_cache: dict[int, tuple[ControllerStats, ...]] = {}
+        self._install_cache: dict[tuple[int, flowtable.Entry], int] = {}
 
     # ---- initial state -----------------------------------------------------------------
 
@@ -86,7 +87,7 @@ class OpenFlow:
             if "no-forwarding-loops" in self.monitors:
                 tx.alert("no-forwarding-loops", f"{packet.label()} [{packet.hdr}] came to s{dpid} port {port} again "
                          f"(trail {_trail(packet.trail)})")
-            tx.note(f"s{dpid} drops looping {packet}")
+            tx.note(lambda: f"s{dpid} drops looping {packet}")
             return
         self.pipeline(tx, dpid, port, packet._replace(trail=packet.trail + (hop,)), 0)
 
@@ -108,7 +109,7 @@ class OpenFlow:
                 if handled is None:
                     return
                 packet = handled
-            tx.note(f"s{dpid}: {packet.label()} from port {in_port} matches [{entry}]")
+            tx.note(lambda: f"s{dpid}: {packet.label()} from port {in_port} matches [{entry}]")
             goto = self.execute(tx, dpid, in_port, packet, entry.actions or ())
             if goto is None:
                 return
@@ -123,7 +124,7 @@ class OpenFlow:
     def table_miss(self, tx: "Tx", dpid: int, in_port: int, packet: Packet, table_id: int) -> None:
         """No entry matches: buffer the packet and send a packet-in."""
         buffer_id = self.buffer_packet(tx, dpid, in_port, packet)
-        tx.note(f"s{dpid}: table miss for {packet} from port {in_port}; buffered, packet-in sent")
+        tx.note(lambda: f"s{dpid}: table miss for {packet} from port {in_port}; buffered, packet-in sent")
         self.send_packet_in(tx, PacketIn(dpid, in_port, buffer_id, packet, table_id))
 
     def execute(self, tx: "Tx", dpid: int, in_port: int, packet: Packet,
@@ -140,7 +141,7 @@ class OpenFlow:
                     self.pipeline(tx, dpid, in_port, packet, 0)
                     sent += 1
                 elif port == in_port:
-                    tx.note(f"s{dpid}: output to the in-port {port} is not sent (OpenFlow needs IN_PORT)")
+                    tx.note(lambda: f"s{dpid}: output to the in-port {port} is not sent (OpenFlow needs IN_PORT)")
                 elif net.deliver(tx, dpid, port, packet):
                     sent += 1
             elif kind is Flood:
@@ -158,7 +159,7 @@ class OpenFlow:
 
     def drop(self, tx: "Tx", dpid: int, packet: Packet) -> None:
         """``packet`` leaves the network at ``dpid`` without reaching a host."""
-        tx.note(f"s{dpid} drops {packet}")
+        tx.note(lambda: f"s{dpid} drops {packet}")
         if "no-black-holes" in self.monitors and packet.hdr.eth_dst in self.net.host_of_mac:
             tx.alert("no-black-holes", f"s{dpid} dropped {packet.label()} [{packet.hdr}] on its way to "
                      f"{packet.hdr.eth_dst}")
@@ -232,26 +233,34 @@ class OpenFlow:
         elif kind is PacketOut:
             self.packet_out(tx, dpid, msg)
         elif kind is BarrierRequest:
-            tx.note(f"s{dpid} processes a barrier request and answers")
+            tx.note(lambda: f"s{dpid} processes a barrier request and answers")
             tx.count(BARRIERS)
             tx.push(net.slot_ctrlq[dpid], BarrierReply(dpid, msg.xid))
         elif kind is PortStatsRequest:
-            tx.note(f"s{dpid} answers a port statistics request")
+            tx.note(lambda: f"s{dpid} answers a port statistics request")
             tx.push(net.slot_ctrlq[dpid], PortStatsReply(dpid, "", msg.xid))
         else:  # pragma: no cover - the platform only sends the kinds above
             raise TypeError(f"unknown command {msg!r}")
 
     def install(self, tx: "Tx", dpid: int, msg: FlowMod, **attendre: Any) -> flowtable.Entry | None:
-        """Apply the table change of flow-mod ``msg``; return the entry it added (None for delete)."""
+        """Apply the table change of flow-mod ``msg``; return the entry it added (None for delete).
+
+        Results are cached per (table, change): the same flow-mod on the same table gives
+        the same table, and path installs repeat across interleavings.
+        """
         slot = self.net.slot_table[dpid]
-        table = tx.get(slot)
         if msg.command == "delete":
-            tx.put(slot, flowtable.delete_matching(table, msg.table_id, msg.match))
-            tx.note(f"s{dpid} deletes entries {msg.match}")
+            tx.put(slot, flowtable.delete_matching(tx.get(slot), msg.table_id, msg.match))
+            tx.note(lambda: f"s{dpid} deletes entries {msg.match}")
             return None
         entry = flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions, **attendre)
-        tx.put(slot, flowtable.put(table, entry))
-        tx.note(f"s{dpid} installs [{entry}]")
+        key = (tx.s[slot], entry)
+        cache = self._install_cache
+        new_id = cache.get(key)
+        if new_id is None:
+            new_id = cache[key] = self.net._intern[slot](flowtable.put(tx.get(slot), entry))
+        tx.s[slot] = new_id
+        tx.note(lambda: f"s{dpid} installs [{entry}]")
         return entry
 
     def flow_mod(self, tx: "Tx", dpid: int, msg: FlowMod) -> None:
@@ -265,12 +274,12 @@ class OpenFlow:
         """Apply ``actions`` to buffered packet ``buffer_id`` (after ``transform``), if it is there."""
         taken = self.take_buffered(tx, dpid, buffer_id)
         if taken is None:
-            tx.note(f"s{dpid}: buffer {buffer_id} is empty; nothing to release")
+            tx.note(lambda: f"s{dpid}: buffer {buffer_id} is empty; nothing to release")
             return
         in_port, packet = taken
         if transform is not None:
             packet = transform(packet)
-        tx.note(f"s{dpid} applies {_actions(actions)} to buffered {packet}")
+        tx.note(lambda: f"s{dpid} applies {_actions(actions)} to buffered {packet}")
         goto = self.execute(tx, dpid, in_port, packet, actions)
         if goto is not None:
             self.pipeline(tx, dpid, in_port, packet, goto)
@@ -297,7 +306,7 @@ class OpenFlow:
             self.barrier_reply(tx, msg)
         elif kind is PortStatsReply:
             platform: PlatformState = tx.get(self.net.slot_platform)
-            tx.note(f"controller receives port statistics of s{dpid}")
+            tx.note(lambda: f"controller receives port statistics of s{dpid}")
             tx.put(self.net.slot_platform, platform._replace(stats=tuple(sorted(platform.stats + (dpid,)))))
 
     def barrier_reply(self, tx: "Tx", msg: BarrierReply) -> None:
@@ -342,7 +351,7 @@ class OpenFlow:
             tx.alert("app-exception", f"{type(app).__name__}.{handler} raised {type(exc).__name__}: {exc} "
                      f"(handling {what})")
             return
-        tx.note(f"controller: {type(app).__name__}.{handler} handles {what}")
+        tx.note(lambda: f"controller: {type(app).__name__}.{handler} handles {what}")
         self.dispatch(tx, out.requests, context)
 
     def dispatch(self, tx: "Tx", requests: list[Request], context: PacketIn | None) -> None:
@@ -380,7 +389,7 @@ class OpenFlow:
         if kind is PortStatsRequest and net.options.instant_stats:
             platform: PlatformState = tx.get(net.slot_platform)
             tx.put(net.slot_platform, platform._replace(stats=tuple(sorted(platform.stats + (dpid,)))))
-            tx.note(f"controller asks s{dpid} for port statistics (answered instantly)")
+            tx.note(lambda: f"controller asks s{dpid} for port statistics (answered instantly)")
             return
         if kind is FlowMod:
             tx.count(FLOW_MODS)
@@ -388,7 +397,7 @@ class OpenFlow:
             tx.count(PACKET_OUTS)
         elif kind is BarrierRequest:
             tx.count(BARRIERS)
-        tx.note(f"controller sends {msg} to s{dpid}")
+        tx.note(lambda: f"controller sends {msg} to s{dpid}")
         tx.push(slot, msg)
 
 

@@ -54,7 +54,7 @@ class OpenFlowB(OpenFlow):
             waiting = tuple(sorted({hop.dpid for hop in following}))
             held = Held(xid, waiting, first.dpid, (held_msg,))
             tx.put(self.net.slot_platform, platform._replace(held=tuple(sorted(platform.held + (held,)))))
-            tx.note(f"controller holds {held_msg} for s{first.dpid} until barrier replies from "
+            tx.note(lambda: f"controller holds {held_msg} for s{first.dpid} until barrier replies from "
                     + ", ".join(f"s{d}" for d in waiting))
 
     def barrier_reply(self, tx: "Tx", msg: BarrierReply) -> None:
@@ -67,11 +67,11 @@ class OpenFlowB(OpenFlow):
                 if waiting:
                     rest = tuple(sorted(rest + (held._replace(waiting=waiting),)))
                     tx.put(self.net.slot_platform, platform._replace(held=rest))
-                    tx.note(f"controller: barrier reply from s{msg.dpid}; still waiting for "
+                    tx.note(lambda: f"controller: barrier reply from s{msg.dpid}; still waiting for "
                             + ", ".join(f"s{d}" for d in waiting))
                     return
                 tx.put(self.net.slot_platform, platform._replace(held=rest))
-                tx.note(f"controller: last barrier reply (s{msg.dpid}) arrived; releasing held messages")
+                tx.note(lambda: f"controller: last barrier reply (s{msg.dpid}) arrived; releasing held messages")
                 for held_msg in held.messages:
                     self.send(tx, held.dpid, held_msg)
                 return

@@ -1,0 +1,127 @@
+"""Each property on a hand-built state that satisfies it and one that violates it.
+
+Monitor-based properties read alerts that transitions record, so their violating states are
+built by applying the transition a monitor watches to a hand-built state.
+"""
+from __future__ import annotations
+
+import pytest
+
+from nice_attendre import properties as registry
+from nice_attendre import verify
+from nice_attendre.apps.route_flow import RouteFlow
+from nice_attendre.errors import UnknownNameError
+from nice_attendre.models.events import SwitchProcessCommand, SwitchProcessPacket
+from nice_attendre.models.flowtable import make_entry
+from nice_attendre.models.messages import PacketOut
+from nice_attendre.models.network import Network, Options
+from nice_attendre.models.packet import Match, Output, Packet
+from nice_attendre.models.scenario import HostState, Scenario, host_header
+from nice_attendre.models.topology import load_topology
+
+H12 = host_header("h1", "h2")
+H21 = host_header("h2", "h1")
+
+
+def setup(name: str, topology: str = "linear:2") -> tuple[Network, object]:
+    monitors = registry.monitors_for([name])
+    net = Network(Scenario.ping(load_topology(topology), 2), RouteFlow(), "openflow", Options(monitors=monitors))
+    (prop,) = [p for p in registry.build(net, [name]) if p.name == name]
+    return net, prop
+
+
+def pkt(seq: int, trail: tuple = (), hdr=H12, origin: str = "h1") -> Packet:
+    return Packet(hdr, origin, seq, trail=trail)
+
+
+def test_no_forwarding_loops() -> None:
+    net, prop = setup("no-forwarding-loops")
+    fine = net.apply(net.encode({"port:2:1": (pkt(0, ((1, 1),)),)}), SwitchProcessPacket(2, 1))
+    assert prop.holds(fine)
+    looped = net.apply(net.encode({"port:2:1": (pkt(0, ((1, 1), (2, 1), (1, 2))),)}), SwitchProcessPacket(2, 1))
+    assert not prop.holds(looped)
+    assert "came to s2 port 1 again" in prop.why(looped)
+
+
+def test_no_black_holes() -> None:
+    net, prop = setup("no-black-holes")
+    forward = make_entry(0, 1, Match.of(eth_dst="h2"), (Output(2),))
+    drop = make_entry(0, 1, Match.of(eth_dst="h2"), ())
+    fine = net.apply(net.encode({"table:1": (forward,), "port:1:1": (pkt(0),)}), SwitchProcessPacket(1, 1))
+    assert prop.holds(fine)
+    bad = net.apply(net.encode({"table:1": (drop,), "port:1:1": (pkt(0),)}), SwitchProcessPacket(1, 1))
+    assert not prop.holds(bad) and "s1 dropped h1#0" in prop.why(bad)
+
+
+def test_no_forgotten_packets() -> None:
+    net, prop = setup("no-forgotten-packets")
+    assert prop.expectation.value == "at_quiescence"
+    assert prop.holds(net.encode({}))
+    held = net.encode({"buffer:2": ((("h1", 0, 0), 1, pkt(0, ((1, 1), (2, 1)))),)})
+    assert not prop.holds(held) and prop.why(held) == "s2 still holds data h1#0 [h1->h2]"
+    # A packet-out releasing it makes the switch empty again.
+    released = net.apply(net.encode({"cmdq:2": (PacketOut((Output(2),), ("h1", 0, 0)),)}, held),
+                         SwitchProcessCommand(2))
+    assert prop.holds(released)
+
+
+def test_direct_paths() -> None:
+    net, prop = setup("direct-paths")
+    h2_got_first = HostState(0, ((H12, "h1", 0),), (2, 2))
+    # A packet-in for a flow nothing of which arrived yet is fine.
+    fine = net.apply(net.encode({"port:1:1": (pkt(1),)}), SwitchProcessPacket(1, 1))
+    assert prop.holds(fine)
+    # A packet-in for the flow after its first packet reached h2 is not.
+    bad = net.apply(net.encode({"host:h2": h2_got_first, "port:1:1": (pkt(1),)}), SwitchProcessPacket(1, 1))
+    assert not prop.holds(bad) and "after an earlier packet of the flow reached h2" in prop.why(bad)
+
+
+def test_strict_direct_paths() -> None:
+    net, prop = setup("strict-direct-paths")
+    h2_got = HostState(1, ((H12, "h1", 0),), (2, 2))
+    h1_got = HostState(1, ((H21, "h2", 0),), (1, 1))
+    one_way = net.apply(net.encode({"host:h2": h2_got, "port:1:1": (pkt(1),)}), SwitchProcessPacket(1, 1))
+    assert prop.holds(one_way)
+    both_ways = net.apply(net.encode({"host:h2": h2_got, "host:h1": h1_got, "port:1:1": (pkt(1),)}),
+                          SwitchProcessPacket(1, 1))
+    assert not prop.holds(both_ways) and "exchanged packets both ways" in prop.why(both_ways)
+
+
+def test_one_packet_in_per_flow() -> None:
+    net, prop = setup("one-packet-in-per-flow")
+    first = net.apply(net.encode({"port:1:1": (pkt(0),)}), SwitchProcessPacket(1, 1))
+    assert prop.holds(first)
+    assert net.value(first, "history") == (H12,)
+    second = net.apply(net.encode({"port:2:1": (pkt(0, ((1, 1),)),)}, first), SwitchProcessPacket(2, 1))
+    assert not prop.holds(second) and "second packet-in for flow" in prop.why(second)
+
+
+def test_no_reordering() -> None:
+    net, prop = setup("no-reordering")
+    in_order = net.encode({"host:h2": HostState(2, ((H12, "h1", 0), (H12, "h1", 1)), (2, 2))})
+    assert prop.holds(in_order)
+    swapped = net.encode({"host:h2": HostState(2, ((H12, "h1", 1), (H12, "h1", 0)), (2, 2))})
+    assert not prop.holds(swapped) and prop.why(swapped) == "h2 received h1#1, h1#0"
+
+
+def test_app_exception_is_always_checked() -> None:
+    net, _ = setup("no-reordering")
+    names = [p.name for p in registry.build(net, ["no-reordering"])]
+    assert names == ["no-reordering", "app-exception"]
+    (prop,) = [p for p in registry.build(net, []) if p.name == "app-exception"]
+    assert prop.holds(net.encode({}))
+    assert not prop.holds(net.encode({"alerts": (("app-exception", "X.on_packet_in raised KeyError"),)}))
+
+
+def test_unknown_property_names_the_known_ones() -> None:
+    with pytest.raises(UnknownNameError, match="unknown property 'no-loops'.*known: no-forwarding-loops"):
+        registry.check_names(["no-loops"])
+
+
+def test_monitors_do_not_change_the_state_space_of_a_correct_app() -> None:
+    """Alert monitors only record violations: without one, the counts are the same."""
+    base = verify("route-flow", topology="linear:3", packets=2, properties=[])
+    monitored = verify("route-flow", topology="linear:3", packets=2,
+                       properties=["no-forwarding-loops", "no-black-holes", "direct-paths",
+                                   "strict-direct-paths", "no-forgotten-packets"])
+    assert base.stats.counts() == monitored.stats.counts()
