@@ -22,15 +22,11 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except InputError as exc:
+        except NiceAttendreError as exc:  # InputError and its kinds, ModelError
             if ctx.obj and ctx.obj.get("debug"):
                 raise
-            click.echo(f"Error: {exc}", err=True)
-            ctx.exit(EXIT_INPUT)
-        except NiceAttendreError as exc:
-            if ctx.obj and ctx.obj.get("debug"):
-                raise
-            click.echo(f"Error: {exc}", err=True)
+            message = " ".join(str(exc).split()) or type(exc).__name__  # always one line
+            click.echo(f"Error: {message}", err=True)
             ctx.exit(EXIT_INPUT)
 
 
@@ -108,6 +104,8 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
     from nice_attendre.checker import Limits, dfs
     from nice_attendre.report import json_report, text_report
 
+    if json_path is not None and not json_path.resolve().parent.is_dir():
+        raise InputError(f"cannot write --json {str(json_path)!r}: folder {str(json_path.parent)!r} not found")
     run = build(app, topology=topology, packets=packets, protocol=protocol,
                 properties=list(properties) or None, app_options=_app_options(app_options, bug),
                 sender=sender, receiver=receiver, count_load=count_load)
@@ -126,7 +124,10 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
         data = json_report(result, {"app": net.app.describe(), "protocol": net.protocol.name,
                                     "topology": net.topology.name, "packets": packets,
                                     "properties": [p.name for p in run.properties]}, narrate)
-        json_path.write_text(json.dumps(data, indent=2) + "\n")
+        try:
+            json_path.write_text(json.dumps(data, indent=2) + "\n")
+        except OSError as exc:
+            raise InputError(f"cannot write --json {str(json_path)!r}: {exc.strerror or exc}") from exc
     if result.stop_reason == "interrupted":
         sys.exit(EXIT_INTERRUPTED)
     sys.exit(EXIT_OK if result.ok else EXIT_VIOLATION)
@@ -138,6 +139,14 @@ def _narrator(net: Any) -> Callable[[Any, Any], list[str]]:
         return notes
 
     return narrate
+
+
+def _phrase(text: str) -> str:
+    """A docstring's first sentence as a list entry: lower-case start, no final period."""
+    first = text.split(" ", 1)[0]
+    if first[:1].isupper() and first[1:].islower():
+        text = text[0].lower() + text[1:]
+    return text.removesuffix(".")
 
 
 @main.command(name="list")
@@ -157,7 +166,7 @@ def list_cmd() -> None:
     click.echo("properties:")
     for name in registry.property_names():
         default = " (default)" if name in registry.DEFAULT_PROPERTIES else ""
-        click.echo(f"  {name:<24} {registry.describe(name)}{default}")
+        click.echo(f"  {name:<24} {_phrase(registry.describe(name))}{default}")
     click.echo(f"  {'app-exception':<24} no app handler raises an exception (always checked)")
     click.echo("topologies:")
     click.echo(f"  {'linear:N':<24} sender h1 - s1 - ... - sN - replier h2")

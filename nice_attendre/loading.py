@@ -9,6 +9,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import re
 import sys
 from pathlib import Path
 from typing import Any, Mapping
@@ -19,8 +20,10 @@ from nice_attendre.errors import AppLoadError, InputError
 def parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
     """``["bug=forget-last-hop", "threshold=3"]`` -> ``{"bug": "forget-last-hop", "threshold": 3}``.
 
-    Values that look like integers become ints; ``true``/``false``/``none`` become
-    ``True``/``False``/``None``; everything else stays a string.
+    Values that look like integers become ints, decimals (``0.5``) floats;
+    ``true``/``false``/``none`` (any case) become ``True``/``False``/``None``; everything
+    else stays a string. Raises :class:`InputError` for a pair without ``=`` or whose key
+    is not a Python identifier.
     """
     options: dict[str, Any] = {}
     for pair in pairs:
@@ -37,14 +40,27 @@ def parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
             try:
                 value = int(raw)
             except ValueError:
-                pass
+                if _DECIMAL.fullmatch(raw.strip()):
+                    value = float(raw)
         options[key.strip()] = value
     return options
 
 
+_DECIMAL = re.compile(r"[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False for names the OS rejects (too long, NUL bytes)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def _import_file(path: Path) -> Any:
     digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
-    name = f"nice_attendre_user_{path.stem}_{digest}"
+    stem = re.sub(r"\W", "_", path.stem)  # no dots: a dotted name would mean a package
+    name = f"nice_attendre_user_{stem}_{digest}"
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
@@ -65,12 +81,16 @@ def resolve_app_class(spec: str) -> type:
     from nice_attendre.apps import REGISTRY, app_class
     from nice_attendre.models.app import App
 
-    if spec in REGISTRY or ":" not in spec:
+    if spec in REGISTRY:
+        return app_class(spec)
+    if ":" not in spec:
+        if spec.endswith(".py") or "/" in spec or "\\" in spec:
+            raise AppLoadError(f"app {spec!r} names a file but no class: write {spec}:ClassName")
         return app_class(spec)
     target, _, attr = spec.rpartition(":")
     if target.endswith(".py") or "/" in target or "\\" in target:
         path = Path(target)
-        if not path.is_file():
+        if not _is_file(path):
             raise AppLoadError(f"app file {target!r} not found")
         module = _import_file(path)
     else:
@@ -78,6 +98,8 @@ def resolve_app_class(spec: str) -> type:
             module = importlib.import_module(target)
         except ImportError as exc:
             raise AppLoadError(f"cannot import app module {target!r}: {exc}") from exc
+        except Exception as exc:  # the module itself raised while importing
+            raise AppLoadError(f"importing app module {target!r} failed: {type(exc).__name__}: {exc}") from exc
     found = getattr(module, attr, None)
     if found is None:
         classes = [n for n, v in vars(module).items() if inspect.isclass(v) and issubclass(v, App) and v is not App]
@@ -107,5 +129,24 @@ def load_app(app: Any, options: Mapping[str, Any] | None = None) -> Any:
         raise AppLoadError(f"{app!r} is not an app (a subclass of nice_attendre.models.app.App)")
     try:
         return cls(**options)
-    except (TypeError, ValueError) as exc:
-        raise AppLoadError(f"cannot create {cls.__name__} with options {options}: {exc}") from exc
+    except Exception as exc:  # the constructor rejected the options (or is broken)
+        why = str(exc) if isinstance(exc, (TypeError, ValueError)) else f"{type(exc).__name__}: {exc}"
+        accepted = _accepted_options(cls) if isinstance(exc, TypeError) else None
+        if accepted is not None:
+            why += f" ({cls.__name__} accepts: {', '.join(accepted) or 'no options'})"
+        raise AppLoadError(f"cannot create {cls.__name__} with options {options}: {why}") from exc
+
+
+def _accepted_options(cls: type) -> list[str] | None:
+    """The keyword arguments ``cls(...)`` accepts (``None`` when it takes ``**kwargs`` or is opaque)."""
+    try:
+        parameters = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    names = []
+    for parameter in parameters:
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            return None
+        if parameter.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+            names.append(parameter.name)
+    return names

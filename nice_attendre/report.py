@@ -21,21 +21,35 @@ STOP_REASONS = {
 }
 
 
+#: Width of the label column of the header and the counts; values start after it.
+LABEL_WIDTH = 14
+#: Width of the value column of the counts (numbers end at the same column).
+VALUE_WIDTH = 12
+
+
+def _row(label: str, value: str, note: str = "", unit: str = "") -> str:
+    """One counts line: label, right-aligned value, its unit, an optional note in parentheses."""
+    line = f"  {label:<{LABEL_WIDTH}} {value:>{VALUE_WIDTH}}" + (f" {unit}" if unit else "")
+    return f"{line}  ({note})" if note else line
+
+
 def stats_lines(result: Result) -> list[str]:
-    """The counts as aligned lines."""
+    """The counts as aligned lines: numbers, and the words complete/INCOMPLETE, end in one column."""
     stats = result.stats
-    rate = f"{stats.transitions_per_second:,.0f} transitions/s"
-    search = "complete" if result.complete else f"INCOMPLETE: {STOP_REASONS.get(result.stop_reason or '', result.stop_reason)}"
     lines = [
-        f"  transitions    {stats.transitions:>12,}",
-        f"  unique states  {stats.unique_states:>12,}",
-        f"  revisits       {stats.revisits:>12,}",
-        f"  max depth      {stats.max_depth:>12,}",
-        f"  time           {stats.elapsed:>12.2f} s  ({rate})",
-        f"  search         {search}",
+        _row("transitions", f"{stats.transitions:,}"),
+        _row("unique states", f"{stats.unique_states:,}"),
+        _row("revisits", f"{stats.revisits:,}"),
+        _row("max depth", f"{stats.max_depth:,}"),
+        _row("time", f"{stats.elapsed:.2f}", f"{stats.transitions_per_second:,.0f} transitions/s", unit="s"),
     ]
+    if result.complete:
+        lines.append(_row("search", "complete"))
+    else:
+        reason = result.stop_reason or ""
+        lines.append(_row("search", "INCOMPLETE", STOP_REASONS.get(reason, reason)))
     for name, (low, high) in sorted(result.metrics.items()):
-        lines.append(f"  {name:<14} {low:>5} .. {high:<5} per complete execution")
+        lines.append(_row(name, f"{low:,} .. {high:,}", "min .. max per complete execution"))
     return lines
 
 
@@ -70,7 +84,7 @@ def discovery_lines(index: int, discovery: Discovery, narrate: Narrate | None) -
 
 def text_report(result: Result, header: Iterable[tuple[str, str]], narrate: Narrate | None) -> str:
     """The whole report of one verification, as printed by ``nice-attendre verify``."""
-    lines = [f"  {label:<12} {value}" for label, value in header]
+    lines = [f"  {label:<{LABEL_WIDTH}} {value}" for label, value in header]
     lines.append("")
     lines.extend(stats_lines(result))
     lines.append("")

@@ -76,7 +76,7 @@ def test_races_reorder_packets_under_openflow_but_never_under_attendre(switches:
     openflow = verify("route-flow", topology=topology, packets=packets, properties=["no-reordering"])
     attendre = verify("route-flow", topology=topology, packets=packets, protocol="attendre",
                       properties=["no-reordering"])
-    assert openflow.ok is (switches, packets) == (1, 2)
+    assert openflow.ok is ((switches, packets) == (1, 2))
     assert attendre.ok and attendre.complete
 
 
