@@ -20,7 +20,8 @@ from nice_attendre.trace import Step, Trace
 class Limits:
     """Bounds on a search; ``None`` means unbounded.
 
-    * ``max_transitions``: stop after this many ``apply`` calls;
+    * ``max_transitions``: stop after this many ``apply`` calls (the search is then
+      incomplete if another ``apply`` was pending);
     * ``max_states``: stop once this many unique states are stored;
     * ``max_depth``: do not expand states at this depth (the search is then incomplete
       if any state was cut);
@@ -157,6 +158,9 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
             if bad and not keep_going:
                 stop_reason = "violation"
                 break
+            if max_states is not None and len(visited) >= max_states:
+                stop_reason = "max-states"
+                break
             if events is None:
                 continue
             if depth_limit is not None and depth_limit == 0 and events:
@@ -170,6 +174,9 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
                 if index >= len(events):
                     stack.pop()
                     continue
+                if max_transitions is not None and transitions >= max_transitions:
+                    stop_reason = "max-transitions"
+                    break
                 frame[2] = index + 1
                 event = events[index]
                 state = apply(frame[0], event)
@@ -194,9 +201,6 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
                     if max_states is not None and len(visited) >= max_states:
                         stop_reason = "max-states"
                         break
-                if max_transitions is not None and transitions >= max_transitions:
-                    stop_reason = "max-transitions"
-                    break
                 if not transitions & (_CHECK_EVERY - 1):
                     now = time.monotonic()
                     if deadline is not None and now >= deadline:
@@ -204,7 +208,7 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
                         break
                     if progress is not None and now >= next_progress:
                         next_progress = now + progress_interval
-                        progress(Progress(transitions, len(visited), len(stack), max_depth,
+                        progress(Progress(transitions, len(visited), len(stack) - 1, max_depth,
                                           now - start))
             if stop_reason is not None:
                 break
@@ -212,11 +216,11 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
         stop_reason = "interrupted"
 
     elapsed = time.monotonic() - start
+    if stop_reason is None and depth_cut:
+        stop_reason = "max-depth"
     if stop_reason is None:
         for prop in sometimes:
             discoveries.append(Discovery(prop.name, prop.expectation, None,
                                          "no reachable state satisfies it"))
-        if depth_cut:
-            stop_reason = "max-depth"
     stats = Stats(transitions, len(visited), revisits, max_depth, elapsed)
     return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metric_ranges)

@@ -1,0 +1,130 @@
+"""Dependencies point one way (DESIGN.md section 1), checked by parsing every import.
+
+apps -> models, properties -> models, models -> nice_attendre; the core knows nothing of
+OpenFlow. Every ``import`` and ``from ... import`` counts, at module level or inside a
+function, relative ones resolved, and so do ``importlib.import_module("...")`` and
+``__import__("...")`` with a literal name. A failure names the file, the line and the import.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Source folder -> installed package (pyproject's [tool.setuptools.package-dir]).
+PACKAGES = {
+    "nice_attendre": "nice_attendre",
+    "models": "nice_attendre.models",
+    "apps": "nice_attendre.apps",
+    "properties": "nice_attendre.properties",
+}
+
+# The front end may import everything: it builds networks from names. Name new front-end
+# modules `*_cmd.py`, or list them here. (commands.py: the compare and bench commands;
+# compare.py: verification under several protocols; both say "front end" in their docstring.)
+FRONT_END = {"api.py", "cli.py", "loading.py", "delay_cmd.py", "commands.py", "compare.py"}
+
+OPENFLOW = ("nice_attendre.models", "nice_attendre.apps", "nice_attendre.properties",
+            "models", "apps", "properties")
+APPS = ("nice_attendre.apps", "apps")
+
+
+def module_name(path: Path) -> str:
+    """The installed dotted name of a source file, e.g. models/protocols/x.py ->
+    nice_attendre.models.protocols.x."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    dotted = ".".join([PACKAGES[parts[0]], *parts[1:]])
+    return dotted.removesuffix(".__init__")
+
+
+def imports(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
+    """(line, dotted name) of everything ``source`` imports, anywhere in it."""
+    package = module if is_package else module.rpartition(".")[0]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package.split(".")
+                base_parts = base_parts[:len(base_parts) - (node.level - 1)]
+                base = ".".join(base_parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            found.append((node.lineno, base))
+            # `from nice_attendre import models` imports the subpackage.
+            found.extend((node.lineno, f"{base}.{alias.name}") for alias in node.names)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if (name in ("import_module", "__import__") and node.args
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                found.append((node.lineno, node.args[0].value))
+    return found
+
+
+def violations(folder: str, forbidden: tuple[str, ...], skip=lambda path: False) -> tuple[int, list[str]]:
+    """(number of files parsed, 'file:line: module imports name' for each forbidden import)."""
+    files = sorted(path for path in (ROOT / folder).rglob("*.py") if not skip(path))
+    bad = []
+    for path in files:
+        module = module_name(path)
+        for line, name in imports(path.read_text(encoding="utf-8"), module,
+                                  path.name == "__init__.py"):
+            if any(name == prefix or name.startswith(prefix + ".") for prefix in forbidden):
+                bad.append(f"{path.relative_to(ROOT)}:{line}: {module} imports {name}")
+    return len(files), bad
+
+
+def is_front_end(path: Path) -> bool:
+    return path.name in FRONT_END or path.name.endswith("_cmd.py")
+
+
+def test_core_imports_nothing_of_openflow() -> None:
+    parsed, bad = violations("nice_attendre", OPENFLOW, skip=is_front_end)
+    print("\n".join(bad))
+    assert parsed >= 8  # __init__, checker, errors, property, report, result, system, trace
+    assert not bad, "the core must not import the OpenFlow model, apps or properties:\n" + "\n".join(bad)
+
+
+def test_models_do_not_import_apps() -> None:
+    parsed, bad = violations("models", APPS)
+    print("\n".join(bad))
+    assert parsed >= 1
+    assert not bad, "models/ must not import apps (apps -> models only):\n" + "\n".join(bad)
+
+
+def test_properties_do_not_import_apps() -> None:
+    parsed, bad = violations("properties", APPS)
+    print("\n".join(bad))
+    assert parsed >= 1
+    assert not bad, "properties/ must not import apps:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("import nice_attendre.models.network", "nice_attendre.models.network"),
+    ("from nice_attendre import apps", "nice_attendre.apps"),
+    ("from nice_attendre.properties.flows import x", "nice_attendre.properties.flows"),
+    ("def f():\n    from nice_attendre.models import app\n", "nice_attendre.models"),
+    ("from .models import network", "nice_attendre.models"),
+    ("from . import properties", "nice_attendre.properties"),
+    ("import importlib\nimportlib.import_module('nice_attendre.apps.route_flow')",
+     "nice_attendre.apps.route_flow"),
+    ("import models.network", "models.network"),
+])
+def test_the_scanner_sees_every_kind_of_import(source: str, expected: str) -> None:
+    names = [name for _line, name in imports(source, "nice_attendre.checker", False)]
+    assert expected in names
+    assert any(expected == p or expected.startswith(p + ".") for p in OPENFLOW)
+
+
+def test_the_scanner_resolves_relative_imports_from_subpackages() -> None:
+    source = "x = 1\nfrom ...apps import route_flow\nfrom .. import network\n"
+    found = imports(source, "nice_attendre.models.protocols.openflow", False)
+    assert (2, "nice_attendre.apps") in found and (2, "nice_attendre.apps.route_flow") in found
+    assert (3, "nice_attendre.models.network") in found
+    assert module_name(ROOT / "models" / "protocols" / "__init__.py") == "nice_attendre.models.protocols"
+    assert module_name(ROOT / "nice_attendre" / "checker.py") == "nice_attendre.checker"
