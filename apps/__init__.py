@@ -11,6 +11,7 @@ from nice_attendre.errors import UnknownNameError
 #: name -> "module:Class" (imported on first use).
 REGISTRY: dict[str, str] = {
     "route-flow": "nice_attendre.apps.route_flow:RouteFlow",
+    "mac-learning": "nice_attendre.apps.mac_learning:MacLearning",
 }
 
 

@@ -82,13 +82,15 @@ class Out:
     def flow_mod(self, dpid: int, match: Match, actions: Sequence[Action], *,
                  priority: int = DEFAULT_PRIORITY, table_id: int = 0,
                  buffer_id: BufferId | None = None, command: str = "add") -> None:
-        """Add (or with ``command="delete"`` remove) an entry at switch ``dpid``.
+        """Add an entry at switch ``dpid``; with ``command="modify"`` give every entry whose
+        match is covered by ``match`` these actions; with ``"delete"`` remove those entries
+        (``"delete-strict"``: only an entry whose match equals ``match``).
 
         With ``buffer_id`` the entry's actions are also applied to that buffered packet
         (a flow-mod/packet-out).
         """
-        if command not in ("add", "delete"):
-            raise ValueError(f"flow_mod command must be 'add' or 'delete', not {command!r}")
+        if command not in ("add", "modify", "delete", "delete-strict"):
+            raise ValueError(f"flow_mod command must be add, modify, delete or delete-strict, not {command!r}")
         self.requests.append(FlowModRequest(dpid, match, tuple(actions), priority, table_id,
                                             buffer_id, command))
 
@@ -135,6 +137,8 @@ class App(Generic[AS]):
     load_classes: ClassVar[tuple[str, ...]] = ("low", "high")
     #: Topology used when the user names none.
     default_topology: ClassVar[str] = "linear:2"
+    #: Properties checked when the user names none (``None``: the registry's defaults).
+    default_properties: ClassVar[tuple[str, ...] | None] = None
 
     def scenario(self, topology: Topology, packets: int, sender: str | None = None,
                  receiver: str | None = None) -> Scenario:

@@ -92,9 +92,37 @@ def remove(table: Table, key: EntryKey) -> Table:
     return tuple(e for e in table if e.key != key)
 
 
-def delete_matching(table: Table, table_id: int, match: Match) -> Table:
-    """``table`` without the entries of ``table_id`` whose match equals ``match``."""
-    return tuple(e for e in table if not (e.table_id == table_id and e.match == match))
+def covers(general: Match, specific: Match) -> bool:
+    """Whether every packet ``specific`` matches is also matched by ``general``
+    (``general``'s fields are a subset of ``specific``'s, with equal values)."""
+    if general.in_port is not None and general.in_port != specific.in_port:
+        return False
+    fields = dict(specific.fields)
+    return all(name in fields and fields[name] == value for name, value in general.fields)
+
+
+def delete_matching(table: Table, table_id: int, match: Match, strict: bool = False) -> Table:
+    """``table`` after an OpenFlow delete in ``table_id``.
+
+    Non-strict (OFPFC_DELETE): removes every entry whose match is covered by ``match``;
+    strict: only entries whose match equals ``match``. An Attendre buffer action is
+    switch-internal and survives: a deleted entry that buffers keeps only its buffer action.
+    """
+    kept = []
+    for entry in table:
+        if entry.table_id == table_id and (entry.match == match if strict else covers(match, entry.match)):
+            if entry.buffer is None:
+                continue
+            entry = entry._replace(actions=None, encap=None)
+        kept.append(entry)
+    return tuple(kept)
+
+
+def modify_matching(table: Table, table_id: int, match: Match, actions: tuple[Action, ...]) -> Table:
+    """``table`` after a non-strict OpenFlow modify (OFPFC_MODIFY) in ``table_id``: every
+    entry whose match is covered by ``match`` gets ``actions`` (Attendre buffer actions stay)."""
+    return tuple(entry._replace(actions=actions) if entry.table_id == table_id and entry.actions is not None
+                 and covers(match, entry.match) else entry for entry in table)
 
 
 def lookup(table: Table, table_id: int, hdr: Header, in_port: int) -> int:

@@ -89,8 +89,10 @@ class FlowMod:
     """Add an entry (replacing one with the same table, priority and match), or delete entries.
 
     With ``buffer_id`` it is a flow-mod/packet-out: the entry's actions are applied to the
-    buffered packet. ``command`` is ``"add"`` or ``"delete"``; a delete removes every
-    entry of ``table_id`` whose match equals ``match``, whatever its priority.
+    buffered packet. ``command`` is ``"add"``, ``"modify"`` (every entry of ``table_id``
+    whose match is covered by ``match`` gets ``actions``: OFPFC_MODIFY), ``"delete"``
+    (removes every such entry, whatever its priority: OFPFC_DELETE) or ``"delete-strict"``
+    (only entries whose match equals ``match``).
     """
 
     match: Match

@@ -28,7 +28,7 @@ from nice_attendre.models.events import (ControllerHandle, ControllerStats, Even
                                          HostReceive, HostSend, SwitchProcessCommand,
                                          SwitchProcessPacket)
 from nice_attendre.models.intern import Interner
-from nice_attendre.models.packet import BROADCAST, Packet
+from nice_attendre.models.packet import BROADCAST, Header, Packet
 from nice_attendre.models.scenario import HostState, Scenario, reply_to
 from nice_attendre.models.topology import Topology
 
@@ -250,7 +250,10 @@ class Network:
             if state[slot]:
                 events.append(event)
         for slot, host in self._movers:
-            events.extend(self._moves(host, state[slot]))
+            moves = self._moves(host, state[slot])
+            # A host unplugs only once its frames on the wire have reached the switch.
+            if moves and not state[self.slot_port[self._values[slot][state[slot]].location]]:
+                events.extend(moves)
         for slot, event in self._switch_sources:
             if state[slot]:
                 events.append(event)
@@ -278,7 +281,12 @@ class Network:
     # ---- hosts -------------------------------------------------------------------------
 
     def _moves(self, host: str, value: int) -> tuple[HostMove, ...]:
-        """The move ``host`` can make next: it walks its list of moves in order, once each."""
+        """The move ``host`` can make next: it walks its list of moves in order, once each.
+
+        (``enabled`` also waits until the switch has taken every frame the host sent from
+        where it is: a host does not unplug with frames still on its cable. Without that, an
+        old frame could reach the switch after the host announced its new place, and no
+        controller could tell which place is current.)"""
         key = (host, value)
         cached = self._move_cache.get(key)
         if cached is None:
@@ -319,10 +327,15 @@ class Network:
             tx.note(lambda: f"{host} receives {packet}")
 
     def _host_move(self, tx: Tx, ev: HostMove) -> None:
+        """The host moves and announces itself from its new port (a broadcast frame, like a
+        gratuitous ARP), so that the network can learn where it is now."""
         slot = self.slot_host[ev.host]
         hs: HostState = tx.get(slot)
-        tx.put(slot, hs._replace(location=(ev.dpid, ev.port)))
-        tx.note(lambda: f"{ev.host} moves from s{hs.location[0]}:{hs.location[1]} to s{ev.dpid}:{ev.port}")
+        announce = Packet(Header(ev.host, BROADCAST, ev.host, BROADCAST), ev.host, hs.sent, "announce")
+        tx.put(slot, HostState(hs.sent + 1, hs.received, (ev.dpid, ev.port)))
+        tx.note(lambda: f"{ev.host} moves from s{hs.location[0]}:{hs.location[1]} to s{ev.dpid}:{ev.port} "
+                f"and announces itself ({announce})")
+        tx.push(self.slot_port[(ev.dpid, ev.port)], announce)
 
     # ---- helpers for the protocol variants ---------------------------------------------
 
@@ -345,6 +358,16 @@ class Network:
             tx.note(lambda: f"s{dpid} sends {packet} out of port {port} to s{peer.node}:{peer.port}")
             tx.push(self.slot_port[(peer.node, peer.port)], packet)
         return True
+
+    def attached(self, state: Sequence[int], dpid: int, port: int) -> Any:
+        """What is at ``dpid``:``port`` in ``state``: a host name, a switch :class:`Peer`, or None."""
+        for host in self.mobile:
+            if self._values[self.slot_host[host]][state[self.slot_host[host]]].location == (dpid, port):
+                return host
+        peer = self.topology.links.get((dpid, port))
+        if peer is None or (peer.is_host and peer.node in self.mobile):
+            return None
+        return peer.node if peer.is_host else peer
 
     def lookup(self, tx: Tx, dpid: int, table_id: int, packet: Packet, in_port: int) -> int:
         """Index in switch ``dpid``'s table of the entry the packet hits in ``table_id``, or -1."""

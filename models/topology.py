@@ -2,9 +2,12 @@
 
 A :class:`Topology` is configuration, never state. Switches get datapath ids 1..K in the
 natural order of their names (s1, s2, ..., s10); each switch numbers its ports 1, 2, ...
-in the order its links appear in the graph (the order of the file), so ``linear:N`` has
-port 1 towards the sender and port 2 towards the replier. Routes are shortest paths by
-breadth-first search with neighbours in port order, so ties break the same way on every run.
+in the order its links appear in the graph (the order of the file's edges, for GraphML, GML
+and edge lists), so ``linear:N`` has port 1 towards the sender and port 2 towards the
+replier. Routes are shortest paths. Ties break the same way on every run: the routes to a
+host form the tree of a breadth-first search from the host's switch that visits each
+switch's ports in ascending order, and a switch forwards to the neighbour that reached it
+first in that search.
 """
 from __future__ import annotations
 
@@ -64,6 +67,8 @@ class Topology:
     # A lazily filled cache, never an argument: dataclasses.replace() must not share it.
     _routes: dict[tuple[int, str], int] = field(default_factory=dict, init=False, repr=False,
                                                 compare=False)
+    _tree: dict[str, frozenset[tuple[int, int]]] = field(default_factory=dict, init=False, repr=False,
+                                                         compare=False)
 
     def __hash__(self) -> int:
         return hash((self.name, self.switches, self.hosts))
@@ -108,6 +113,37 @@ class Topology:
                     self._routes[(peer.node, host)] = peer.port
                     queue.append(peer.node)
 
+    def flood_ports(self, dpid: int) -> tuple[int, ...]:
+        """The ports of ``dpid`` on a spanning tree of the switches (a breadth-first tree from
+        the lowest dpid, neighbours in port order), plus every port not linked to a switch.
+        Flooding only there never loops, whatever cycles the topology has."""
+        if "tree" not in self._tree:
+            tree: set[tuple[int, int]] = set()
+            seen: set[int] = set()
+            for root in self.switches:
+                if root in seen:
+                    continue
+                seen.add(root)
+                queue = deque([root])
+                while queue:
+                    current = queue.popleft()
+                    for port in self.ports[current]:
+                        peer = self.links.get((current, port))
+                        if peer is None or peer.is_host or peer.node in seen:
+                            continue
+                        seen.add(peer.node)
+                        tree.add((current, port))
+                        tree.add((peer.node, peer.port))
+                        queue.append(peer.node)
+            self._tree["tree"] = frozenset(tree)
+        tree = self._tree["tree"]
+
+        def on_tree(port: int) -> bool:
+            peer = self.links.get((dpid, port))
+            return peer is None or peer.is_host or (dpid, port) in tree
+
+        return tuple(port for port in self.ports[dpid] if on_tree(port))
+
     # ---- derived topologies ---------------------------------------------------------
 
     def with_spare_port(self, dpid: int) -> "Topology":
@@ -141,7 +177,7 @@ def _is_host(graph: nx.Graph, node: Hashable) -> bool:
     for key in ("type", "kind", "role"):
         if key in data:
             return str(data[key]).lower() == "host"
-    return bool(re.fullmatch(r"h\d*", str(node)))
+    return bool(re.fullmatch(r"h\d+", str(node)))
 
 
 def from_graph(graph: nx.Graph, name: str = "graph") -> Topology:
@@ -149,8 +185,9 @@ def from_graph(graph: nx.Graph, name: str = "graph") -> Topology:
 
     Hosts are nodes with a true ``host`` attribute, or ``type``/``kind``/``role`` equal to
     ``"host"``, or (without such attributes) nodes named ``h`` followed by digits; every
-    other node is a switch. Each host must have exactly one link, to a switch.
-    Raises :class:`TopologyError` otherwise.
+    other node is a switch. Each host must have exactly one link, to a switch; there must be
+    a switch and at least two hosts. Parallel links between two nodes count as one link, and
+    a directed graph is taken as undirected. Raises :class:`TopologyError` otherwise.
     """
     if graph.is_directed():
         graph = graph.to_undirected()
@@ -166,11 +203,6 @@ def from_graph(graph: nx.Graph, name: str = "graph") -> Topology:
     loops = [n for n in graph.nodes if graph.has_edge(n, n)]
     if loops:
         raise TopologyError(f"topology {name!r} has a self-loop at {loops[0]!r}")
-    if graph.is_multigraph():
-        parallel = next(((u, v) for u, v in graph.edges() if graph.number_of_edges(u, v) > 1), None)
-        if parallel is not None:
-            raise TopologyError(f"topology {name!r} has parallel links between {parallel[0]!r} and "
-                                f"{parallel[1]!r} (one link per pair of nodes is supported)")
     dpid_of = {node: index for index, node in enumerate(switch_nodes, start=1)}
     ports: dict[int, tuple[int, ...]] = {}
     port_of: dict[tuple[Hashable, Hashable], int] = {}
@@ -282,7 +314,9 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
     if _is_file(path):
         try:
             if path.suffix == ".graphml":
-                graph = nx.read_graphml(path)
+                # As a multigraph, each node's links keep the order of the file's edges (a
+                # simple Graph would be rebuilt node by node, numbering ports in node order).
+                graph = nx.read_graphml(path, force_multigraph=True)
             elif path.suffix == ".gml":
                 graph = nx.read_gml(path)
             else:

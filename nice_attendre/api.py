@@ -41,7 +41,9 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
     app_obj = load_app(app, app_options)
     protocol_class(protocol)  # fail early on an unknown name
     topo = load_topology(topology if topology is not None else app_obj.default_topology)
-    names = registry.check_names(registry.DEFAULT_PROPERTIES if properties is None else properties)
+    if properties is None:
+        properties = app_obj.default_properties or registry.DEFAULT_PROPERTIES
+    names = registry.check_names(properties)
     if instant_stats is None:
         instant_stats = getattr(app_obj, "instant_stats", False)
     options = Options(monitors=registry.monitors_for(names), count_load=count_load,

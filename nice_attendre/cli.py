@@ -44,22 +44,28 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The options that describe what is verified (shared by verify and compare)."""
     options = [
         click.argument("app"),
-        click.option("--topology", "-t", default=None,
+        click.option("--topology", "-t", default=None, metavar="SPEC",
                      help="linear:N, a .graphml/.gml/edge-list file, or file.py:factory (default: the app's)."),
-        click.option("--packets", "-n", default=1, show_default=True, type=click.IntRange(min=0),
+        click.option("--packets", "-n", default=1, show_default=True, type=click.IntRange(min=0), metavar="N",
                      help="Packets the sender sends."),
-        click.option("--sender", default=None, help="Sending host (default: the first host)."),
-        click.option("--receiver", default=None, help="Receiving host (default: the last host)."),
-        click.option("--property", "-p", "properties", multiple=True,
-                     help="Property to check (repeatable; default: no-forwarding-loops, no-black-holes, "
-                          "no-forgotten-packets, direct-paths). app-exception is always checked."),
+        click.option("--sender", default=None, metavar="HOST", help="Sending host (default: the first host)."),
+        click.option("--receiver", default=None, metavar="HOST", help="Receiving host (default: the last host)."),
+        click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
+                     help="Property to check (repeatable; default: the ones marked in `nice-attendre list`). "
+                          "app-exception is always checked."),
         click.option("--app-option", "-o", "app_options", multiple=True, metavar="KEY=VALUE",
-                     help="Keyword argument for the app's constructor (repeatable)."),
-        click.option("--bug", default=None, help="Shortcut for -o bug=NAME: a deliberately buggy variant."),
-        click.option("--max-transitions", type=click.IntRange(min=1), default=None, help="Stop after N transitions."),
-        click.option("--max-states", type=click.IntRange(min=1), default=None, help="Stop after N unique states."),
-        click.option("--max-depth", type=click.IntRange(min=0), default=None, help="Do not expand beyond depth N."),
-        click.option("--max-seconds", type=click.FloatRange(min=0), default=None, help="Stop after S seconds."),
+                     help="Keyword argument for the app's constructor (repeatable; true/false/none, "
+                          "integers and decimals are converted)."),
+        click.option("--bug", default=None, metavar="NAME",
+                     help="Shortcut for -o bug=NAME: a deliberately buggy variant."),
+        click.option("--max-transitions", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Stop after N transitions."),
+        click.option("--max-states", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Stop after N unique states."),
+        click.option("--max-depth", type=click.IntRange(min=0), default=None, metavar="N",
+                     help="Do not expand beyond depth N."),
+        click.option("--max-seconds", type=click.FloatRange(min=0), default=None, metavar="S",
+                     help="Stop after S seconds (the counts so far are printed, marked INCOMPLETE)."),
         click.option("--keep-going", is_flag=True, help="Report every violation, not only the first."),
         click.option("--fingerprint", is_flag=True, help="Store 64-bit state hashes instead of states (less memory)."),
         click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -87,7 +93,7 @@ def _progress() -> Any:
 
 @main.command()
 @scenario_options
-@click.option("--protocol", "-P", default="openflow", show_default=True,
+@click.option("--protocol", "-P", default="openflow", show_default=True, metavar="NAME",
               help="openflow, openflow-b or attendre.")
 @click.option("--count-load", is_flag=True,
               help="Count control-plane messages per complete execution (adds counters to the state).")
@@ -98,7 +104,9 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
            protocol: str, count_load: bool) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
-    APP is a registered app (see `nice-attendre list`) or path/to/file.py:ClassName.
+    APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
+    package.module:ClassName. Exit status: 0 no violation, 1 a property was violated,
+    2 bad input.
     """
     from nice_attendre.api import build
     from nice_attendre.checker import Limits, dfs

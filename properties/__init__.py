@@ -15,6 +15,7 @@ from nice_attendre.properties.alerts import (app_exception, direct_paths, no_bla
                                              strict_direct_paths)
 from nice_attendre.properties.buffers import no_forgotten_packets
 from nice_attendre.properties.flows import no_reordering
+from nice_attendre.properties.routes import no_stale_routes
 from nice_attendre.property import Property
 
 PropertyFactory = Callable[[Network], Property]
@@ -27,6 +28,7 @@ REGISTRY: dict[str, PropertyFactory] = {
     "strict-direct-paths": strict_direct_paths,
     "one-packet-in-per-flow": one_packet_in_per_flow,
     "no-reordering": no_reordering,
+    "no-stale-routes": no_stale_routes,
 }
 
 #: Checked when no property is named.

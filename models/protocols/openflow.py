@@ -2,7 +2,7 @@
 
 Switch: a packet is matched against the flow tables (highest priority first); on a hit the
 entry's actions are applied, on a table miss the packet is buffered under a buffer id and
-a packet-in goes to the controller. Commands: flow-mod (add or delete; with a buffer id it
+a packet-in goes to the controller. Commands: flow-mod (add, modify, delete; with a buffer id it
 is a flow-mod/packet-out and the entry's actions are applied to the buffered packet, as in
 OpenFlow 1.0), packet-out, barrier request, port-statistics request.
 
@@ -199,20 +199,26 @@ class OpenFlow:
         tx.push(net.slot_ctrlq[msg.dpid], msg)
 
     def _watch_packet_in(self, tx: "Tx", msg: PacketIn) -> None:
+        """The packet-in monitors. A packet-in for a copy of a packet its destination already
+        received (a flooded duplicate) concerns no packet still to deliver: it is not counted
+        against direct paths."""
         net = self.net
         packet = msg.packet
         hdr = packet.hdr
         dst = net.host_of_mac.get(hdr.eth_dst)
         src = net.host_of_mac.get(hdr.eth_src)
-        if dst is not None and "direct-paths" in self.monitors:
-            if any(d[0] == hdr for d in tx.get(net.slot_host[dst]).received):
-                tx.alert("direct-paths", f"s{msg.dpid} sent a packet-in for {packet.label()} [{hdr}] after "
-                         f"an earlier packet of the flow reached {dst}")
-        if dst is not None and src is not None and "strict-direct-paths" in self.monitors:
-            if (any(d[0].eth_src == src for d in tx.get(net.slot_host[dst]).received)
-                    and any(d[0].eth_src == dst for d in tx.get(net.slot_host[src]).received)):
-                tx.alert("strict-direct-paths", f"s{msg.dpid} sent a packet-in for {packet.label()} [{hdr}] "
-                         f"after {src} and {dst} exchanged packets both ways")
+        if dst is not None and ("direct-paths" in self.monitors or "strict-direct-paths" in self.monitors):
+            at_dst = tx.get(net.slot_host[dst]).received
+            if (hdr, packet.origin, packet.seq) not in at_dst:
+                if "direct-paths" in self.monitors and any(d[0] == hdr for d in at_dst):
+                    tx.alert("direct-paths", f"s{msg.dpid} sent a packet-in for {packet.label()} [{hdr}] after "
+                             f"an earlier packet of the flow reached {dst}")
+                if (src is not None and "strict-direct-paths" in self.monitors
+                        and any(d[0].eth_src == src and d[0].eth_dst == dst for d in at_dst)
+                        and any(d[0].eth_src == dst and d[0].eth_dst == src
+                                for d in tx.get(net.slot_host[src]).received)):
+                    tx.alert("strict-direct-paths", f"s{msg.dpid} sent a packet-in for {packet.label()} [{hdr}] "
+                             f"after {src} and {dst} exchanged packets both ways")
         if "one-packet-in-per-flow" in self.monitors:
             seen = tx.get(net.slot_history)
             if hdr in seen:
@@ -249,8 +255,13 @@ class OpenFlow:
         the same table, and path installs repeat across interleavings.
         """
         slot = self.net.slot_table[dpid]
-        if msg.command == "delete":
-            tx.put(slot, flowtable.delete_matching(tx.get(slot), msg.table_id, msg.match))
+        if msg.command == "modify":
+            tx.put(slot, flowtable.modify_matching(tx.get(slot), msg.table_id, msg.match, msg.actions))
+            tx.note(lambda: f"s{dpid} modifies entries {msg.match} -> {_actions(msg.actions)}")
+            return None
+        if msg.command in ("delete", "delete-strict"):
+            tx.put(slot, flowtable.delete_matching(tx.get(slot), msg.table_id, msg.match,
+                                                   strict=msg.command == "delete-strict"))
             tx.note(lambda: f"s{dpid} deletes entries {msg.match}")
             return None
         entry = flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions, **attendre)

@@ -1,0 +1,102 @@
+"""MAC learning (NOX's pyswitch; paper VI.B): each switch learns where hosts are.
+
+On a packet-in at switch D from in-port P, the app learns "source MAC is behind port P of D".
+If the destination MAC is known at D (and not behind P), it installs at D an entry matching
+the packet's header towards the learned port, using the packet's buffer id, and first the
+reverse entry for the answer; otherwise it floods the packet (packet-out) along a spanning
+tree. When a host is learned on a new port (it moved), the entries towards it at D are
+modified to the new port. Entries match header fields, not the in-port, so a moved host's
+packets keep their entries. Rules are only ever installed on the packet-in switch, so only
+type-1 races occur.
+
+Scenario: the sender pings the replier, which may move once, at any point, to a free port
+of its switch, and announces itself there (``mobile=True``, the paper's Table II setting).
+
+Bug variants (``bug=``), each with the property that finds it:
+
+* ``host-unreachable``: a host's entries are not updated when it moves, so traffic keeps
+  going to the port it left (``no-stale-routes``);
+* ``delayed-direct-path``: the reverse entry is installed after the forward packet is released,
+  so the answer can come back before it is in place and go to the controller although the
+  hosts already talk both ways (``strict-direct-paths``);
+* ``excess-flooding``: floods out of every port instead of a spanning tree, so on a topology
+  with a cycle a packet comes back to where it was (``no-forwarding-loops``).
+"""
+from __future__ import annotations
+
+from nice_attendre.models.app import App, Out
+from nice_attendre.models.messages import PacketIn
+from nice_attendre.models.packet import BROADCAST, Flood, Match, Output
+from nice_attendre.models.scenario import HostSpec, Scenario
+from nice_attendre.models.topology import Topology
+
+BUGS = ("host-unreachable", "delayed-direct-path", "excess-flooding")
+
+MacTable = tuple[tuple[tuple[int, str], int], ...]  # ((dpid, mac), port), sorted
+
+
+class MacLearning(App[MacTable]):
+    """pyswitch: per-switch MAC learning, exact-match entries, flooding when unknown."""
+
+    name = "mac-learning"
+    default_topology = "linear:1"
+    default_properties = ("no-forwarding-loops", "no-forgotten-packets", "strict-direct-paths",
+                          "no-stale-routes")
+
+    def __init__(self, bug: str | None = None, mobile: bool = True) -> None:
+        if bug is not None and bug not in BUGS:
+            raise ValueError(f"unknown mac-learning bug {bug!r} (known: {', '.join(BUGS)})")
+        self.bug = bug
+        self.mobile = mobile
+
+    def initial_state(self) -> MacTable:
+        return ()
+
+    def scenario(self, topology: Topology, packets: int, sender: str | None = None,
+                 receiver: str | None = None) -> Scenario:
+        """The sender pings the receiver; with ``mobile`` the receiver may move once to a new
+        free port of its switch."""
+        base = Scenario.ping(topology, packets, sender, receiver)
+        if not self.mobile:
+            return base
+        receiver = receiver or topology.hosts[-1]
+        dpid = topology.host_port[receiver][0]
+        topology = topology.with_spare_port(dpid)
+        moved = topology.spare_ports[dpid][-1]
+        hosts = tuple(HostSpec(s.name, s.script, s.replies, ((dpid, moved),) if s.name == receiver else s.moves)
+                      for s in base.hosts)
+        return Scenario(topology, hosts)
+
+    def on_packet_in(self, state: MacTable, ev: PacketIn, out: Out) -> MacTable:
+        hdr = ev.packet.hdr
+        dpid = ev.dpid
+        table = dict(state)
+        previous = table.get((dpid, hdr.eth_src))
+        if previous != ev.in_port:
+            table[(dpid, hdr.eth_src)] = ev.in_port
+            if previous is not None and self.bug != "host-unreachable":
+                # The host moved: traffic towards it goes to its new port from now on.
+                out.flow_mod(dpid, Match.of(eth_dst=hdr.eth_src), [Output(ev.in_port)], command="modify")
+        port = table.get((dpid, hdr.eth_dst)) if hdr.eth_dst != BROADCAST else None
+        if port is not None and port != ev.in_port:
+            forward = Match.exact(hdr)
+            reverse = Match.exact(hdr.reversed())
+            if self.bug == "delayed-direct-path":
+                out.flow_mod(dpid, forward, [Output(port)], buffer_id=ev.buffer_id)
+                out.flow_mod(dpid, reverse, [Output(ev.in_port)])
+            else:
+                out.flow_mod(dpid, reverse, [Output(ev.in_port)])
+                out.flow_mod(dpid, forward, [Output(port)], buffer_id=ev.buffer_id)
+        else:
+            if self.bug == "excess-flooding":
+                actions = [Flood()]
+            else:
+                actions = [Output(p) for p in out.topology.flood_ports(dpid) if p != ev.in_port]
+            out.packet_out(dpid, actions, buffer_id=ev.buffer_id, in_port=ev.in_port)
+        return tuple(sorted(table.items()))
+
+    def describe(self) -> str:
+        options = [f"bug: {self.bug}"] if self.bug else []
+        if not self.mobile:
+            options.append("replier fixed")
+        return "mac-learning" + (f" ({', '.join(options)})" if options else "")

@@ -1,0 +1,157 @@
+"""The paper's experiments as grids of verifications (front end of ``nice-attendre bench``).
+
+A grid is a list of cells (an app, a scenario, a protocol); each cell is verified with a cap
+on transitions (the paper reports cells under 1,000,000). Counts grow with switches, packets
+and flows, so once a cell of a protocol exceeds the cap, the cells that are larger in every
+parameter are not run (marked ``skipped``).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+PROTOCOLS = ("openflow", "openflow-b", "attendre")
+DEFAULT_CAP = 1_000_000
+
+
+@dataclass(frozen=True)
+class CellSpec:
+    """What one cell verifies: ``params`` label it (e.g. switches, packets), ``options`` are
+    the keywords of :func:`nice_attendre.api.verify`."""
+
+    experiment: str
+    params: tuple[tuple[str, int], ...]
+    protocol: str
+    app: Any
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def param(self, name: str) -> int:
+        return dict(self.params)[name]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A cell's outcome. ``status``: ``complete``, ``over-cap`` (stopped at the cap),
+    ``skipped`` (a smaller cell was over the cap) or ``violation``."""
+
+    spec: CellSpec
+    status: str
+    transitions: int = 0
+    unique_states: int = 0
+    revisits: int = 0
+    max_depth: int = 0
+    seconds: float = 0.0
+
+    @property
+    def counted(self) -> bool:
+        """Whether the counts are a complete exploration's."""
+        return self.status == "complete"
+
+
+def _dominates(small: tuple[tuple[str, int], ...], big: tuple[tuple[str, int], ...]) -> bool:
+    return all(b >= s for (_, s), (_, b) in zip(small, big))
+
+
+def run_grid(specs: Sequence[CellSpec], cap: int = DEFAULT_CAP,
+             on_cell: Callable[[Cell], None] | None = None) -> list[Cell]:
+    """Verify every cell (smallest first within each protocol), skipping dominated ones."""
+    from nice_attendre.api import verify
+
+    cells: list[Cell] = []
+    over: dict[tuple[str, str], list[tuple[tuple[str, int], ...]]] = {}
+    for spec in specs:
+        key = (spec.experiment, spec.protocol)
+        if any(_dominates(small, spec.params) for small in over.get(key, [])):
+            cell = Cell(spec, "skipped")
+        else:
+            started = time.perf_counter()
+            result = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[],
+                            **spec.options)
+            seconds = time.perf_counter() - started
+            stats = result.stats
+            if result.complete:
+                status = "complete"
+            elif result.stop_reason == "interrupted":
+                raise KeyboardInterrupt
+            else:
+                status = "over-cap"
+                over.setdefault(key, []).append(spec.params)
+            cell = Cell(spec, status, stats.transitions, stats.unique_states, stats.revisits,
+                        stats.max_depth, seconds)
+        cells.append(cell)
+        if on_cell is not None:
+            on_cell(cell)
+    return cells
+
+
+def route_flow_specs(switches: Iterable[int] = range(1, 9), packets: Iterable[int] = range(1, 6),
+                     protocols: Sequence[str] = PROTOCOLS) -> list[CellSpec]:
+    """Fig. 8: route-flow, sender and replier, N switches in a line, P packets each way."""
+    return [CellSpec("route-flow", (("switches", n), ("packets", p)), protocol, "route-flow",
+                     {"topology": f"linear:{n}", "packets": p})
+            for protocol in protocols for p in packets for n in switches]
+
+
+def cells_csv(cells: Sequence[Cell]) -> str:
+    """The cells as CSV: experiment, protocol, parameters, counts, seconds, status."""
+    names: list[str] = []
+    for cell in cells:
+        for name, _ in cell.spec.params:
+            if name not in names:
+                names.append(name)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["experiment", "protocol", *names, "transitions", "unique_states", "revisits",
+                     "max_depth", "seconds", "status"])
+    for cell in cells:
+        params = dict(cell.spec.params)
+        writer.writerow([cell.spec.experiment, cell.spec.protocol, *(params.get(n, "") for n in names),
+                         cell.transitions if cell.status != "skipped" else "",
+                         cell.unique_states if cell.status != "skipped" else "",
+                         cell.revisits if cell.status != "skipped" else "",
+                         cell.max_depth if cell.status != "skipped" else "",
+                         f"{cell.seconds:.3f}", cell.status])
+    return out.getvalue()
+
+
+def format_count(cell: Cell | None) -> str:
+    """A cell's transitions for a table: the number, ``>cap`` or ``-`` (not run)."""
+    if cell is None or cell.status == "skipped":
+        return "-"
+    if cell.status == "over-cap":
+        return f">{cell.transitions / 1e6:g}M"
+    return f"{cell.transitions:,}"
+
+
+def format_ratio(numerator: Cell | None, denominator: Cell | None) -> str:
+    """``numerator / denominator`` transitions (``x`` suffix), or ``-`` when either is not counted."""
+    if numerator is None or denominator is None or not numerator.counted or not denominator.counted:
+        if numerator is not None and denominator is not None and numerator.status == "over-cap" and denominator.counted:
+            return f">{numerator.transitions / denominator.transitions:.0f}x"
+        return "-"
+    return f"{numerator.transitions / denominator.transitions:.2f}x"
+
+
+def grid_table(cells: Sequence[Cell], row_params: Sequence[str], protocols: Sequence[str],
+               ratios: Sequence[tuple[str, str]] = (("openflow", "attendre"),)) -> str:
+    """A text table: one row per parameter combination, transitions per protocol and ratios."""
+    by_key: dict[tuple[Any, ...], dict[str, Cell]] = {}
+    for cell in cells:
+        key = tuple(cell.spec.param(name) for name in row_params)
+        by_key.setdefault(key, {})[cell.spec.protocol] = cell
+    header = [*row_params, *protocols, *(f"{a}/{b}" for a, b in ratios if a in protocols and b in protocols)]
+    rows = []
+    for key in sorted(by_key):
+        group = by_key[key]
+        row = [str(v) for v in key]
+        row += [format_count(group.get(p)) for p in protocols]
+        row += [format_ratio(group.get(a), group.get(b)) for a, b in ratios if a in protocols and b in protocols]
+        rows.append(row)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(header, widths))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines.extend("  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in rows)
+    return "\n".join(lines)
