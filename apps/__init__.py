@@ -12,6 +12,7 @@ from nice_attendre.errors import UnknownNameError
 REGISTRY: dict[str, str] = {
     "route-flow": "nice_attendre.apps.route_flow:RouteFlow",
     "mac-learning": "nice_attendre.apps.mac_learning:MacLearning",
+    "energy-te": "nice_attendre.apps.energy_te:EnergyTE",
 }
 
 

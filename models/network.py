@@ -230,7 +230,13 @@ class Network:
             tx.put(self.slot_history, ())
         if self.slot_load >= 0:
             tx.put(self.slot_load, (0,) * len(LOAD_COUNTERS))
-        tx.put(self.slot_app, self.app.initial_state())
+        try:
+            tx.put(self.slot_app, self.app.initial_state())
+        except Exception as exc:  # an app bug is a finding: the run starts in a violating state
+            tx.put(self.slot_app, None)
+            tx.alert("app-exception", f"{type(self.app).__name__}.initial_state raised "
+                     f"{type(exc).__name__}: {exc}")
+            return tuple(tx.s)
         self.protocol.switches_join(tx)
         return tuple(tx.s)
 

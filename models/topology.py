@@ -243,6 +243,23 @@ def linear_graph(switches: int) -> nx.Graph:
     return graph
 
 
+def two_paths_graph(always_on: int, on_demand: int) -> nx.Graph:
+    """``h1 - s1 ... h2``: two disjoint paths of ``always_on`` and ``on_demand`` switches
+    between the sender h1 and the replier h2, sharing only their first and last switch.
+
+    The first switch is s1, the last s2; the shorter path's inner switches come next, then
+    the longer one's (the paper's energy-TE topologies are ``paths:2,3`` and ``paths:3,4``).
+    """
+    graph = nx.Graph()
+    inner_a = [f"s{i}" for i in range(3, always_on + 1)]
+    inner_d = [f"s{i}" for i in range(always_on + 1, always_on + on_demand - 1)]
+    graph.add_edge("h1", "s1")
+    nx.add_path(graph, ["s1", *inner_a, "s2"])
+    nx.add_path(graph, ["s1", *inner_d, "s2"])
+    graph.add_edge("s2", "h2")
+    return graph
+
+
 def _is_file(path: Path) -> bool:
     """``path.is_file()``, False for names the OS rejects (too long, NUL bytes)."""
     try:
@@ -310,6 +327,13 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
         if not count.isdecimal() or int(count) < 1:
             raise TopologyError(f"bad topology {text!r}: linear:N needs a whole number N >= 1")
         return from_graph(linear_graph(int(count)), text)
+    match = re.fullmatch(r"paths:(.*)", text)
+    if match:
+        parts = match.group(1).split(",")
+        if (len(parts) != 2 or not all(p.strip().isdecimal() for p in parts)
+                or not 2 <= int(parts[0]) < int(parts[1])):
+            raise TopologyError(f"bad topology {text!r}: paths:A,D needs whole numbers 2 <= A < D")
+        return from_graph(two_paths_graph(int(parts[0]), int(parts[1])), text)
     path = Path(text)
     if _is_file(path):
         try:

@@ -178,6 +178,7 @@ def list_cmd() -> None:
     click.echo(f"  {'app-exception':<24} no app handler raises an exception (always checked)")
     click.echo("topologies:")
     click.echo(f"  {'linear:N':<24} sender h1 - s1 - ... - sN - replier h2")
+    click.echo(f"  {'paths:A,D':<24} two disjoint paths of A and D switches between h1 and h2 (energy-te)")
     click.echo(f"  {'FILE.graphml|.gml|other':<24} a graph file (other suffixes: edge list); hosts marked by a "
                "'host' attribute or named h1, h2, ...")
     click.echo(f"  {'FILE.py:FUNCTION':<24} a Python function returning a networkx graph")
@@ -189,4 +190,12 @@ def _register_delay() -> None:
     main.add_command(delay)
 
 
+def _register_experiments() -> None:
+    from nice_attendre.commands import bench, compare
+
+    main.add_command(compare)
+    main.add_command(bench)
+
+
 _register_delay()
+_register_experiments()

@@ -141,3 +141,48 @@ def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_
     if csv_path is not None:
         csv_path.write_text(cells_csv(cells))
         click.echo(f"wrote {csv_path}")
+
+
+@bench.command(name="paper")
+@click.option("--max-transitions", "cap", default=1_000_000, show_default=True, type=click.IntRange(min=1),
+              help="Per-cell cap; cells over it are reported as >cap and larger cells are not run.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write every cell of every experiment to this CSV file.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write Fig. 8 as a PNG (needs the 'plot' extra: matplotlib).")
+@click.option("--quiet", "-q", is_flag=True, help="Do not print each cell as it finishes.")
+def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: bool) -> None:
+    """Regenerate the paper's verification results: Fig. 8, Table II and Table III."""
+    from nice_attendre.experiments import (PAPER_TABLE_II, PAPER_TABLE_III, cells_csv, energy_te_specs,
+                                           fig8_claims, grid_table, mac_learning_specs, paper_table,
+                                           plot_fig8, route_flow_specs, run_grid)
+
+    if plot_path is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--plot needs matplotlib: pip install 'nice-attendre[plot]'") from None
+    report = _print_cell if not quiet else None
+    route = run_grid(route_flow_specs(), cap, report)
+    mac = run_grid(mac_learning_specs(), cap, report)
+    energy = run_grid(energy_te_specs(), cap, report)
+    click.echo(f"Fig. 8 - route-flow, transitions per protocol (cap {cap:,} per cell)")
+    click.echo(grid_table(route, ["switches", "packets"], list(PROTOCOLS_ORDER),
+                          [("openflow", "attendre"), ("openflow", "openflow-b"), ("openflow-b", "attendre")]))
+    click.echo("")
+    click.echo(fig8_claims(route))
+    click.echo("")
+    click.echo(paper_table(mac, ["switches", "packets"], PAPER_TABLE_II,
+                           "Table II - MAC learning (replier mobile), transitions"))
+    click.echo("")
+    click.echo(paper_table(energy, ["always_on", "on_demand", "flows"], PAPER_TABLE_III,
+                           "Table III - energy-efficient TE (InstantStats), transitions"))
+    if csv_path is not None:
+        csv_path.write_text(cells_csv([*route, *mac, *energy]))
+        click.echo(f"wrote {csv_path}")
+    if plot_path is not None:
+        plot_fig8(route, str(plot_path))
+        click.echo(f"wrote {plot_path}")
+
+
+PROTOCOLS_ORDER = ("openflow", "openflow-b", "attendre")

@@ -155,3 +155,110 @@ def grid_table(cells: Sequence[Cell], row_params: Sequence[str], protocols: Sequ
     lines.append("  ".join("-" * w for w in widths))
     lines.extend("  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in rows)
     return "\n".join(lines)
+
+
+def mac_learning_specs(switches: Iterable[int] = (1, 2), packets: Iterable[int] = range(1, 5),
+                       protocols: Sequence[str] = PROTOCOLS) -> list[CellSpec]:
+    """Table II: MAC learning, N switches in a line, P packets each way, the replier mobile."""
+    return [CellSpec("mac-learning", (("switches", n), ("packets", p)), protocol, "mac-learning",
+                     {"topology": f"linear:{n}", "packets": p})
+            for protocol in protocols for n in switches for p in packets]
+
+
+def energy_te_specs(hops: Iterable[tuple[int, int]] = ((2, 3), (3, 4)), flows: Iterable[int] = (1, 2),
+                    protocols: Sequence[str] = PROTOCOLS) -> list[CellSpec]:
+    """Table III: energy-efficient TE, alwaysOn/onDemand paths of A/D switches, F flows."""
+    return [CellSpec("energy-te", (("always_on", a), ("on_demand", d), ("flows", f)), protocol, "energy-te",
+                     {"topology": f"paths:{a},{d}", "packets": f})
+            for protocol in protocols for a, d in hops for f in flows]
+
+
+#: The paper's figures (transitions): Table II and III as printed, Fig. 8 as the claims in VI.A.
+PAPER_TABLE_II = {  # (switches, packets) -> (attendre, openflow)
+    (1, 1): (74, 74), (1, 2): (1_800, 2_100), (1, 3): (16_500, 36_100), (1, 4): (101_000, 527_000),
+    (2, 1): (188, 188), (2, 2): (9_200, 11_000), (2, 3): (133_000, 335_000),
+}
+PAPER_TABLE_III = {  # (always_on, on_demand, flows) -> (attendre, openflow)
+    (2, 3, 1): (2_100, 2_900), (2, 3, 2): (27_100, 38_000),
+    (3, 4, 1): (8_300, 47_100), (3, 4, 2): (110_000, 642_000),
+}
+PAPER_FIG_8_CLAIMS = (  # (switches, packets, what the paper says, openflow/attendre it implies)
+    (8, 1, "attendre needs about 50% (about 2x fewer)", 2.0),
+    (1, 5, "at least 20 times fewer", 20.0),
+    (6, 2, "more than two orders of magnitude (about 200 times) fewer", 200.0),
+)
+
+
+def _short(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1e6:.2g}M"
+    if count >= 1_000:
+        return f"{count / 1e3:.3g}k"
+    return str(count)
+
+
+def paper_table(cells: Sequence[Cell], row_params: Sequence[str], paper: dict[tuple[int, ...], tuple[int, int]],
+                title: str) -> str:
+    """Our transitions under each protocol beside the paper's (attendre, openflow), with both ratios."""
+    by_key: dict[tuple[int, ...], dict[str, Cell]] = {}
+    for cell in cells:
+        key = tuple(cell.spec.param(name) for name in row_params)
+        by_key.setdefault(key, {})[cell.spec.protocol] = cell
+    header = [*row_params, "openflow", "openflow-b", "attendre", "of/att", "paper openflow", "paper attendre",
+              "paper of/att"]
+    rows = []
+    for key in sorted(by_key):
+        group = by_key[key]
+        paper_row = paper.get(key)
+        rows.append([*(str(v) for v in key), format_count(group.get("openflow")), format_count(group.get("openflow-b")),
+                     format_count(group.get("attendre")), format_ratio(group.get("openflow"), group.get("attendre")),
+                     _short(paper_row[1]) if paper_row else "-", _short(paper_row[0]) if paper_row else "-",
+                     f"{paper_row[1] / paper_row[0]:.2f}x" if paper_row else "-"])
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    lines = [title, "  ".join(h.rjust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
+    lines.extend("  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in rows)
+    return "\n".join(lines)
+
+
+def fig8_claims(cells: Sequence[Cell]) -> str:
+    """The three route-flow claims of VI.A, with our ratio for each."""
+    by_key = {(c.spec.param("switches"), c.spec.param("packets"), c.spec.protocol): c for c in cells
+              if c.spec.experiment == "route-flow"}
+    lines = ["Fig. 8 claims (openflow/attendre transitions):"]
+    for switches, packets, said, _implied in PAPER_FIG_8_CLAIMS:
+        ours = format_ratio(by_key.get((switches, packets, "openflow")), by_key.get((switches, packets, "attendre")))
+        lines.append(f"  {switches} switches, {packets} packet{'s' if packets > 1 else ''}: paper: {said}; ours: {ours}")
+    return "\n".join(lines)
+
+
+def plot_fig8(cells: Sequence[Cell], path: str) -> None:
+    """Fig. 8 as a PNG: transitions against switches, log scale, a line per (packets, protocol).
+
+    Needs matplotlib (the ``plot`` extra); raises ImportError without it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    styles = {"openflow": ("o", "-"), "openflow-b": ("^", ":"), "attendre": ("s", "--")}
+    figure, axes = plt.subplots(figsize=(8, 5.5))
+    packets = sorted({c.spec.param("packets") for c in cells if c.spec.experiment == "route-flow"})
+    colours = plt.get_cmap("viridis")
+    for index, count in enumerate(packets):
+        for protocol, (marker, line) in styles.items():
+            points = sorted((c.spec.param("switches"), c.transitions) for c in cells
+                            if c.spec.experiment == "route-flow" and c.counted
+                            and c.spec.param("packets") == count and c.spec.protocol == protocol)
+            if points:
+                xs, ys = zip(*points)
+                axes.plot(xs, ys, marker=marker, linestyle=line, color=colours(index / max(len(packets) - 1, 1)),
+                          label=f"{protocol}, {count} pkt")
+    axes.set_yscale("log")
+    axes.set_xlabel("switches between sender and replier")
+    axes.set_ylabel("state transitions")
+    axes.set_title("Route-flow: transitions explored (Fig. 8)")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=7, ncol=3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)

@@ -15,7 +15,7 @@ from nice_attendre.properties.alerts import (app_exception, direct_paths, no_bla
                                              strict_direct_paths)
 from nice_attendre.properties.buffers import no_forgotten_packets
 from nice_attendre.properties.flows import no_reordering
-from nice_attendre.properties.routes import no_stale_routes
+from nice_attendre.properties.routes import intended_paths, no_stale_routes
 from nice_attendre.property import Property
 
 PropertyFactory = Callable[[Network], Property]
@@ -29,6 +29,7 @@ REGISTRY: dict[str, PropertyFactory] = {
     "one-packet-in-per-flow": one_packet_in_per_flow,
     "no-reordering": no_reordering,
     "no-stale-routes": no_stale_routes,
+    "intended-paths": intended_paths,
 }
 
 #: Checked when no property is named.

@@ -17,7 +17,7 @@ def alert_property(net: Network, kind: str, description: str) -> Property:
     """An ``always`` property that fails in states holding an alert of ``kind``."""
     slot = net.slot_alerts
     values = net.interned(slot)
-    empty = net.encode({})[slot]
+    empty = values.index(())  # the id of "no alert" (not the initial state's: an app may fail there)
     verdicts: dict[int, bool] = {}
 
     def holds(state: Any) -> bool:

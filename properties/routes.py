@@ -81,3 +81,43 @@ def no_stale_routes(net: Network) -> Property:
         "when nothing more can happen, the flow tables deliver every flow of the scenario or "
         "send it to the controller (never drop or loop it)",
         lambda state: "; ".join(problems(state)))
+
+
+def intended_paths(net: Network) -> Property:
+    """Every packet follows the path its app chose for its flow (apps that choose paths say
+    which through an ``intended_path(app_state, header)`` method, e.g. energy-te)."""
+    from nice_attendre.errors import InputError
+
+    app = net.app
+    intended = getattr(app, "intended_path", None)
+    if intended is None:
+        raise InputError(f"property intended-paths needs an app with an intended_path(state, header) "
+                         f"method; {app.describe()} has none")
+    slots = [net.slot_index[name] for name in net.slot_names if name.startswith(("port:", "inbox:"))]
+    app_slot = net.slot_app
+    verdicts: dict[tuple[int, int, int], str] = {}
+
+    def deviation(state: Any, slot: int) -> str:
+        key = (slot, state[slot], state[app_slot])
+        found = verdicts.get(key)
+        if found is None:
+            found = ""
+            app_state = net.value(state, "app")
+            for packet in net.value(state, net.slot_names[slot]):
+                path = intended(app_state, packet.hdr)
+                crossed = tuple(dpid for dpid, _port in packet.trail)
+                if path is not None and crossed != tuple(path[:len(crossed)]):
+                    found = (f"{packet.label()} [{packet.hdr}] crossed " + " ".join(f"s{d}" for d in crossed)
+                             + " but the app chose " + " ".join(f"s{d}" for d in path))
+                    break
+            verdicts[key] = found
+        return found
+
+    def holds(state: Any) -> bool:
+        return not any(deviation(state, slot) for slot in slots)
+
+    def explain(state: Any) -> str:
+        return "; ".join(found for slot in slots if (found := deviation(state, slot)))
+
+    return Property.always("intended-paths", holds, "every packet follows the path its app chose for its flow",
+                           explain)

@@ -482,22 +482,18 @@ def test_list_names_apps_protocols_properties_and_topologies() -> None:
     defaults = [line.split()[0] for line in lines if line.endswith(" (default)")]
     assert defaults == list(registry.DEFAULT_PROPERTIES)
     assert "  app-exception            no app handler raises an exception (always checked)" in lines
-    assert names("topologies:") == ["linear:N", "FILE.graphml|.gml|other", "FILE.py:FUNCTION"]
+    assert names("topologies:") == ["linear:N", "paths:A,D", "FILE.graphml|.gml|other", "FILE.py:FUNCTION"]
 
 
-# ---- known gaps (outside the command line's files) --------------------------------------------
+# ---- apps that fail before the first event -----------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="properties/alerts.py takes the initial state's alert value as "
-                   "'no alert', so an exception in on_switch_join (raised while building the initial "
-                   "state) is never reported")
-def test_fixme_exception_in_switch_join_is_reported() -> None:
+def test_exception_in_switch_join_is_reported() -> None:
     result = run("verify", f"{APPS / 'join_raises.py'}:JoinRaises", "--keep-going")
     assert "VIOLATION 1: app-exception (always)" in result.stdout.splitlines()
 
 
-@pytest.mark.xfail(strict=True, reason="models/network.py calls app.initial_state() without catching "
-                   "the app's exception: the command line crashes with a traceback")
-def test_fixme_exception_in_initial_state_is_not_a_crash() -> None:
+def test_exception_in_initial_state_is_not_a_crash() -> None:
     result = run("verify", f"{APPS / 'join_raises.py'}:StateRaises")
     assert isinstance(result.exception, SystemExit), result.exception
-    assert result.exit_code in (1, 2)
+    assert result.exit_code == 1
+    assert "StateRaises.initial_state raised ValueError: no initial state" in result.stdout

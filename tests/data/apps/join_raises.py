@@ -1,8 +1,5 @@
 """User apps that fail outside on_packet_in: when a switch joins, or building their state.
-
-Known gaps (strict xfail tests in tests/cli/test_verify_cli.py): the first one's exception
-is lost, the second one crashes the command line.
-"""
+Both are reported as the violation app-exception in the initial state."""
 from nice_attendre.models.app import App, Out
 
 
