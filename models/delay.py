@@ -50,6 +50,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from nice_attendre.errors import InputError
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
@@ -59,8 +61,9 @@ else:  # pragma: no cover - exercised on 3.10 only
 # --------------------------------------------------------------------------- errors
 
 
-class DelayModelError(ValueError):
-    """A delay computation that cannot be done with the arrays or parameters given."""
+class DelayModelError(InputError):
+    """A delay computation that cannot be done with the arrays or parameters given
+    (an :class:`~nice_attendre.errors.InputError`, so also a ``ValueError``)."""
 
 
 class DelayConfigError(DelayModelError):

@@ -112,10 +112,12 @@ class Match(NamedTuple):
         return True
 
     def __str__(self) -> str:
+        port = f"in_port={self.in_port}, " if self.in_port is not None else ""
+        if len(self.fields) == len(HEADER_FIELDS):  # an exact match: show it as the header
+            values = dict(self.fields)
+            return "{" + port + "exact " + str(Header(*(values[name] for name in HEADER_FIELDS))) + "}"
         parts = [f"{name}={value}" for name, value in self.fields]
-        if self.in_port is not None:
-            parts.insert(0, f"in_port={self.in_port}")
-        return "{" + ", ".join(parts) + "}" if parts else "{*}"
+        return "{" + port + ", ".join(parts) + "}" if (parts or port) else "{*}"
 
 
 # ---- actions -------------------------------------------------------------------------

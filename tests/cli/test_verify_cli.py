@@ -152,10 +152,8 @@ BUGGY_TRACE = [
     "  1. h1 sends data h1#0 [h1->h2] to s1:1",
     "  2. s1: table miss for data h1#0 [h1->h2] from port 1; buffered, packet-in sent",
     "  3. controller: RouteFlow.on_packet_in handles packet-in(s1, port 1, h1#0)",
-    "     controller sends flow-mod/packet-out {eth_dst=h2, eth_src=h1, ip_dst=h2, ip_src=h1, tp_dst=0, "
-    "tp_src=0} -> output:2 to s1",
-    "  4. s1 installs [prio 32768 {eth_dst=h2, eth_src=h1, ip_dst=h2, ip_src=h1, tp_dst=0, tp_src=0} "
-    "-> output:2]",
+    "     controller sends flow-mod/packet-out {exact h1->h2} -> output:2 to s1",
+    "  4. s1 installs [prio 32768 {exact h1->h2} -> output:2]",
     "     s1 applies output:2 to buffered data h1#0 [h1->h2]",
     "     s1 sends data h1#0 [h1->h2] out of port 2 to s2:1",
     "  5. s2: table miss for data h1#0 [h1->h2] from port 1; buffered, packet-in sent",
