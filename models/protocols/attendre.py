@@ -82,6 +82,10 @@ class Attendre(OpenFlow):
 
     name = "attendre"
 
+    def __init__(self, net: Any) -> None:
+        super().__init__(net)
+        self._done_cache: dict[tuple[int, int, MessageSet], tuple[int, int, Any]] = {}
+
     def initial_switch_state(self, dpid: int) -> AttendreState:
         return AttendreState()
 
@@ -202,16 +206,32 @@ class Attendre(OpenFlow):
         (Fig. 6 lines 13-16, Fig. 7 lines 6-9)."""
         net = self.net
         ext_slot = net.slot_ext[dpid]
-        ext: AttendreState = tx.get(ext_slot)
+        table_slot = net.slot_table[dpid]
+        key = (tx.s[table_slot], tx.s[ext_slot], ms)
+        done = self._done_cache.get(key)
+        if done is None:
+            done = self._done_cache[key] = self._count_message(tx.get(table_slot), tx.get(ext_slot), ms,
+                                                               net._intern[table_slot], net._intern[ext_slot])
+        tx.s[table_slot], tx.s[ext_slot], released = done
+        if released is None:
+            return
+        version = ms.version
+        tx.note(lambda: f"s{dpid} finished message set {_version(version)}; buffer actions removed")
+        for table_id, in_port, packet in released:
+            tx.note(lambda: f"s{dpid} re-matches waiting {packet}")
+            self.pipeline(tx, dpid, in_port, packet, table_id)
+
+    @staticmethod
+    def _count_message(table: flowtable.Table, ext: AttendreState, ms: MessageSet, intern_table: Any,
+                       intern_ext: Any) -> tuple[int, int, tuple[tuple[int, int, Packet], ...] | None]:
+        """(table id, ext id, packets to re-match or None if the set is not finished) after one
+        message of ``ms`` is processed: a pure function of the switch's table and state, cached."""
         version = ms.version
         record = ext.progress(version) or SetProgress(version, ms.size, 0, ms.expect_ac)
         record = record._replace(processed=record.processed + 1)
         if not record.finished:
-            tx.put(ext_slot, ext.with_progress(record, version))
-            return
+            return intern_table(table), intern_ext(ext.with_progress(record, version)), None
         # The set is finished: remove its buffer actions, forget its version on entries.
-        table_slot = net.slot_table[dpid]
-        table = tx.get(table_slot)
         released_keys = []
         kept = []
         for entry in table:
@@ -223,16 +243,12 @@ class Attendre(OpenFlow):
             if entry.version == version:
                 entry = entry._replace(version=None)
             kept.append(entry)
-        tx.put(table_slot, tuple(kept))
         waits = dict(ext.waits)
-        released = [(key, waits.pop(key, ())) for key in released_keys]
+        released = tuple((key[0], in_port, packet) for key in released_keys
+                         for in_port, packet in waits.pop(key, ()))
         ext = ext._replace(waits=tuple(sorted(waits.items(), key=lambda kv: _key_order(kv[0]))))
-        tx.put(ext_slot, ext.with_progress(record if record.expect_ac else None, version))
-        tx.note(lambda: f"s{dpid} finished message set {_version(version)}; buffer actions removed")
-        for key, waiting in released:
-            for in_port, packet in waiting:
-                tx.note(lambda: f"s{dpid} re-matches waiting {packet}")
-                self.pipeline(tx, dpid, in_port, packet, key[0])
+        return (intern_table(tuple(kept)), intern_ext(ext.with_progress(record if record.expect_ac else None, version)),
+                released)
 
     # ---- platform ----------------------------------------------------------------------
 

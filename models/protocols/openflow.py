@@ -89,7 +89,8 @@ class OpenFlow:
                          f"(trail {_trail(packet.trail)})")
             tx.note(lambda: f"s{dpid} drops looping {packet}")
             return
-        self.pipeline(tx, dpid, port, packet._replace(trail=packet.trail + (hop,)), 0)
+        self.pipeline(tx, dpid, port, Packet(packet.hdr, packet.origin, packet.seq, packet.kind,
+                                             packet.trail + (hop,), packet.ac), 0)
 
     def receive_attendre_command(self, tx: "Tx", dpid: int, packet: Packet) -> Packet:
         """A packet carries an Attendre Command: plain OpenFlow ignores it."""
