@@ -20,7 +20,7 @@ tuple of slot ids and rebuilds only the slots it changes (structural sharing).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from nice_attendre.errors import InputError, ModelError
 from nice_attendre.models.app import App

@@ -11,19 +11,16 @@ first in that search.
 """
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
 import re
-import sys
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Hashable, Mapping
+from typing import Any, Callable, Hashable, Iterator, Mapping
 
 import networkx as nx
 
 from nice_attendre.errors import TopologyError
+from nice_attendre.importing import import_target, is_dir, is_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,20 +95,26 @@ class Topology:
                 return hops if peer.node == host else []
             current = peer.node
 
+    def _tree_links(self, root: int, seen: set[int]) -> Iterator[tuple[int, int, Peer]]:
+        """Breadth-first from switch ``root`` (neighbours in port order) over switches not in
+        ``seen``: each (dpid, port, peer switch) link that reaches a new switch. Fills ``seen``."""
+        seen.add(root)
+        queue = deque([root])
+        while queue:
+            dpid = queue.popleft()
+            for port in self.ports[dpid]:
+                peer = self.links.get((dpid, port))
+                if peer is None or peer.is_host or peer.node in seen:
+                    continue
+                seen.add(peer.node)
+                queue.append(peer.node)
+                yield dpid, port, peer
+
     def _compute_routes(self) -> None:
         for host, (dpid0, port0) in self.host_port.items():
             self._routes[(dpid0, host)] = port0
-            seen = {dpid0}
-            queue = deque([dpid0])
-            while queue:
-                dpid = queue.popleft()
-                for port in self.ports[dpid]:
-                    peer = self.links.get((dpid, port))
-                    if peer is None or peer.is_host or peer.node in seen:
-                        continue
-                    seen.add(peer.node)
-                    self._routes[(peer.node, host)] = peer.port
-                    queue.append(peer.node)
+            for _dpid, _port, peer in self._tree_links(dpid0, set()):
+                self._routes[(peer.node, host)] = peer.port
 
     def flood_ports(self, dpid: int) -> tuple[int, ...]:
         """The ports of ``dpid`` on a spanning tree of the switches (a breadth-first tree from
@@ -121,20 +124,9 @@ class Topology:
             tree: set[tuple[int, int]] = set()
             seen: set[int] = set()
             for root in self.switches:
-                if root in seen:
-                    continue
-                seen.add(root)
-                queue = deque([root])
-                while queue:
-                    current = queue.popleft()
-                    for port in self.ports[current]:
-                        peer = self.links.get((current, port))
-                        if peer is None or peer.is_host or peer.node in seen:
-                            continue
-                        seen.add(peer.node)
-                        tree.add((current, port))
-                        tree.add((peer.node, peer.port))
-                        queue.append(peer.node)
+                if root not in seen:
+                    for current, port, peer in self._tree_links(root, seen):
+                        tree.update(((current, port), (peer.node, peer.port)))
             self._tree["tree"] = frozenset(tree)
         tree = self._tree["tree"]
 
@@ -260,47 +252,9 @@ def two_paths_graph(always_on: int, on_demand: int) -> nx.Graph:
     return graph
 
 
-def _is_file(path: Path) -> bool:
-    """``path.is_file()``, False for names the OS rejects (too long, NUL bytes)."""
-    try:
-        return path.is_file()
-    except (OSError, ValueError):
-        return False
-
-
-def _is_dir(path: Path) -> bool:
-    try:
-        return path.is_dir()
-    except (OSError, ValueError):
-        return False
-
-
 def _load_factory(spec: str) -> Callable[[], Any]:
     target, _, attr = spec.rpartition(":")
-    if target.endswith(".py"):
-        path = Path(target)
-        if not _is_file(path):
-            raise TopologyError(f"topology factory file {target!r} not found")
-        digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
-        module_name = f"_nice_attendre_topology_{digest}"
-        module_spec = importlib.util.spec_from_file_location(module_name, path)
-        if module_spec is None or module_spec.loader is None:
-            raise TopologyError(f"cannot load topology factory file {target!r}")
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[module_name] = module
-        try:
-            module_spec.loader.exec_module(module)
-        except Exception as exc:  # the user's file failed to import
-            del sys.modules[module_name]
-            raise TopologyError(f"loading {target!r} failed: {type(exc).__name__}: {exc}") from exc
-    else:
-        try:
-            module = importlib.import_module(target)
-        except ImportError as exc:
-            raise TopologyError(f"cannot import topology module {target!r}: {exc}") from exc
-        except Exception as exc:  # the module itself raised while importing
-            raise TopologyError(f"importing topology module {target!r} failed: "
-                                f"{type(exc).__name__}: {exc}") from exc
+    module = import_target(target, "topology factory", TopologyError)
     factory = getattr(module, attr, None)
     if not callable(factory):
         raise TopologyError(f"{target!r} has no callable {attr!r}")
@@ -335,7 +289,7 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
             raise TopologyError(f"bad topology {text!r}: paths:A,D needs whole numbers 2 <= A < D")
         return from_graph(two_paths_graph(int(parts[0]), int(parts[1])), text)
     path = Path(text)
-    if _is_file(path):
+    if is_file(path):
         try:
             if path.suffix == ".graphml":
                 # As a multigraph, each node's links keep the order of the file's edges (a
@@ -348,7 +302,7 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
         except Exception as exc:  # networkx raises many kinds of parse errors
             raise TopologyError(f"cannot read topology file {text!r}: {type(exc).__name__}: {exc}") from exc
         return from_graph(graph, path.name)
-    if _is_dir(path):
+    if is_dir(path):
         raise TopologyError(f"bad topology {text!r}: a directory, not a graph file")
     target, sep, attr = text.rpartition(":")
     if sep and attr.isidentifier() and (target.endswith(".py") or re.fullmatch(r"[\w.]+", target)):

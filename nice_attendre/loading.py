@@ -5,16 +5,12 @@ Front-end code (used by :mod:`nice_attendre.api` and the CLI), not part of the c
 from __future__ import annotations
 
 import difflib
-import hashlib
-import importlib
-import importlib.util
 import inspect
 import re
-import sys
-from pathlib import Path
 from typing import Any, Mapping
 
 from nice_attendre.errors import AppLoadError, InputError
+from nice_attendre.importing import import_target, names_file
 
 
 def parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
@@ -49,33 +45,6 @@ def parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
 _DECIMAL = re.compile(r"[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?")
 
 
-def _is_file(path: Path) -> bool:
-    """``path.is_file()``, False for names the OS rejects (too long, NUL bytes)."""
-    try:
-        return path.is_file()
-    except (OSError, ValueError):
-        return False
-
-
-def _import_file(path: Path) -> Any:
-    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
-    stem = re.sub(r"\W", "_", path.stem)  # no dots: a dotted name would mean a package
-    name = f"nice_attendre_user_{stem}_{digest}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise AppLoadError(f"cannot load {str(path)!r} as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        del sys.modules[name]
-        raise AppLoadError(f"importing {str(path)!r} failed: {type(exc).__name__}: {exc}") from exc
-    return module
-
-
 def resolve_app_class(spec: str) -> type:
     """The app class named by ``spec`` (a registered name, ``file.py:Class`` or ``module:Class``)."""
     from nice_attendre.apps import REGISTRY, app_class
@@ -84,22 +53,11 @@ def resolve_app_class(spec: str) -> type:
     if spec in REGISTRY:
         return app_class(spec)
     if ":" not in spec:
-        if spec.endswith(".py") or "/" in spec or "\\" in spec:
+        if names_file(spec):
             raise AppLoadError(f"app {spec!r} names a file but no class: write {spec}:ClassName")
         return app_class(spec)
     target, _, attr = spec.rpartition(":")
-    if target.endswith(".py") or "/" in target or "\\" in target:
-        path = Path(target)
-        if not _is_file(path):
-            raise AppLoadError(f"app file {target!r} not found")
-        module = _import_file(path)
-    else:
-        try:
-            module = importlib.import_module(target)
-        except ImportError as exc:
-            raise AppLoadError(f"cannot import app module {target!r}: {exc}") from exc
-        except Exception as exc:  # the module itself raised while importing
-            raise AppLoadError(f"importing app module {target!r} failed: {type(exc).__name__}: {exc}") from exc
+    module = import_target(target, "app", AppLoadError)
     found = getattr(module, attr, None)
     if found is None:
         classes = [n for n, v in vars(module).items() if inspect.isclass(v) and issubclass(v, App) and v is not App]

@@ -354,7 +354,7 @@ def test_app_file_without_a_class_name() -> None:
 def test_app_file_that_raises_on_import() -> None:
     path = APPS / "import_fails.py"
     assert input_error(f"{path}:Broken") == (
-        f"importing {str(path)!r} failed: RuntimeError: this app file is broken on purpose")
+        f"importing app file {str(path)!r} failed: RuntimeError: this app file is broken on purpose")
 
 
 def test_app_module_that_cannot_be_imported() -> None:

@@ -323,20 +323,22 @@ def test_factory_name_not_in_file() -> None:
 
 def test_factory_module_that_cannot_be_imported() -> None:
     assert error_of("no_such_topology_module:ring") == (
-        "cannot import topology module 'no_such_topology_module': No module named 'no_such_topology_module'")
+        "cannot import topology factory module 'no_such_topology_module': "
+        "No module named 'no_such_topology_module'")
 
 
 def test_factory_module_that_raises_on_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "raising_topology_module.py").write_text("1 / 0\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert error_of("raising_topology_module:f") == (
-        "importing topology module 'raising_topology_module' failed: ZeroDivisionError: division by zero")
+        "importing topology factory module 'raising_topology_module' failed: ZeroDivisionError: division by zero")
 
 
 def test_factory_file_that_raises_on_import(tmp_path: Path) -> None:
     path = tmp_path / "raising_factory.py"
     path.write_text("raise ImportError('needs a missing library')\n")
-    assert error_of(f"{path}:f") == f"loading {str(path)!r} failed: ImportError: needs a missing library"
+    assert error_of(f"{path}:f") == (f"importing topology factory file {str(path)!r} failed: "
+                                     "ImportError: needs a missing library")
     assert not [name for name, module in sys.modules.items()
                 if getattr(module, "__file__", None) == str(path)]  # no half-imported module left
 
