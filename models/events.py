@@ -58,13 +58,18 @@ class SwitchProcessPacket:
 
 @dataclass(frozen=True, slots=True)
 class SwitchProcessCommand:
-    """Switch ``dpid`` processes the head command from the controller."""
+    """Switch ``dpid`` processes the head command from the controller.
+
+    With a multi-threaded controller the commands of different handler calls race: ``batch``
+    picks which call's next command the switch processes (see ``Options.controller_threads``).
+    """
 
     dpid: int
+    batch: int = 0
     rank: ClassVar[int] = 4
 
     def __str__(self) -> str:
-        return f"s{self.dpid} processes a command"
+        return f"s{self.dpid} processes a command" + (f" (batch {self.batch})" if self.batch else "")
 
 
 @dataclass(frozen=True, slots=True)

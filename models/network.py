@@ -52,12 +52,13 @@ class Tx:
     does nothing.
     """
 
-    __slots__ = ("net", "s", "notes")
+    __slots__ = ("net", "s", "notes", "outbox")
 
     def __init__(self, net: "Network", state: Sequence[int], notes: list[str] | None = None) -> None:
         self.net = net
         self.s = list(state)
         self.notes = notes
+        self.outbox: dict[int, list[Any]] | None = None  # a threaded controller's commands, per switch
 
     def get(self, slot: int) -> Any:
         """The value in ``slot``."""
@@ -118,12 +119,21 @@ class Options:
     * ``count_load``: keep control-plane message counters in the state (a larger state
       space: states that differ only in their counts are distinct);
     * ``instant_stats``: port statistics requests are answered at once by the controller
-      (NICE's InstantStats): one event per load class instead of a round trip.
+      (NICE's InstantStats): one event per load class instead of a round trip;
+    * ``controller_threads``: above 1, the controller handles messages in parallel threads,
+      so the commands of different handler calls race on the way to a switch (the paper's
+      type-3 race); those of one call keep their order. The number of threads is not
+      bounded otherwise: any calls may race.
     """
 
     monitors: frozenset[str] = frozenset()
     count_load: bool = False
     instant_stats: bool = False
+    controller_threads: int = 1
+
+    def __post_init__(self) -> None:
+        if self.controller_threads < 1:
+            raise InputError(f"controller_threads must be at least 1, got {self.controller_threads}")
 
 
 class Network:
@@ -157,7 +167,7 @@ class Network:
             HostReceive: self._host_receive,
             HostMove: self._host_move,
             SwitchProcessPacket: lambda tx, ev: self.protocol.switch_packet(tx, ev.dpid, ev.port),
-            SwitchProcessCommand: lambda tx, ev: self.protocol.switch_command(tx, ev.dpid),
+            SwitchProcessCommand: lambda tx, ev: self.protocol.switch_command(tx, ev.dpid, ev.batch),
             ControllerHandle: lambda tx, ev: self.protocol.controller_handle(tx, ev.dpid),
             ControllerStats: lambda tx, ev: self.protocol.controller_stats(tx, ev.dpid, ev.load),
         }
@@ -208,11 +218,20 @@ class Network:
                               for h in topo.hosts if h in self.specs and self.specs[h].script)
         self._receivers = tuple((self.slot_inbox[h], HostReceive(h)) for h in topo.hosts)
         self._movers = tuple((self.slot_host[h], h) for h in self.mobile)
-        self._switch_sources = (
-            tuple((self.slot_port[(d, p)], SwitchProcessPacket(d, p))
-                  for d in topo.switches for p in topo.ports[d])
-            + tuple((self.slot_cmdq[d], SwitchProcessCommand(d)) for d in topo.switches)
-            + tuple((self.slot_ctrlq[d], ControllerHandle(d)) for d in topo.switches))
+        packet_sources = tuple((self.slot_port[(d, p)], SwitchProcessPacket(d, p))
+                               for d in topo.switches for p in topo.ports[d])
+        command_sources = tuple((self.slot_cmdq[d], SwitchProcessCommand(d)) for d in topo.switches)
+        controller_sources = tuple((self.slot_ctrlq[d], ControllerHandle(d)) for d in topo.switches)
+        self.threaded = self.options.controller_threads > 1
+        if self.threaded:  # command queues hold batches: one event per distinct batch
+            self._switch_sources = packet_sources
+            self._batched = tuple((self.slot_cmdq[d], d) for d in topo.switches)
+            self._controller_sources = controller_sources
+        else:
+            self._switch_sources = packet_sources + command_sources + controller_sources
+            self._batched = ()
+            self._controller_sources = ()
+        self._batch_events: dict[tuple[int, int], tuple[SwitchProcessCommand, ...]] = {}
 
     def _make_initial(self) -> tuple[int, ...]:
         topo = self.topology
@@ -263,6 +282,13 @@ class Network:
         for slot, event in self._switch_sources:
             if state[slot]:
                 events.append(event)
+        if self._batched:
+            for slot, dpid in self._batched:
+                if state[slot]:
+                    events.extend(self._command_events(dpid, state[slot]))
+            for slot, event in self._controller_sources:
+                if state[slot]:
+                    events.append(event)
         extra = self.protocol.extra_events(state)
         if extra:
             events.extend(extra)
@@ -283,6 +309,49 @@ class Network:
             raise ModelError(f"not an event of this network: {event!r}")
         handler(tx, event)
         return tuple(tx.s), notes
+
+    # ---- command channels --------------------------------------------------------------
+
+    def _command_events(self, dpid: int, value: int) -> tuple[SwitchProcessCommand, ...]:
+        """Threaded controller: one event per distinct batch waiting at switch ``dpid``."""
+        key = (dpid, value)
+        cached = self._batch_events.get(key)
+        if cached is None:
+            batches = self._queues.values[value]
+            cached = self._batch_events[key] = tuple(
+                SwitchProcessCommand(dpid, index) for index, batch in enumerate(batches)
+                if batch not in batches[:index])
+        return cached
+
+    def send_commands(self, tx: Tx, dpid: int, messages: Sequence[Any]) -> None:
+        """Queue ``messages`` (one handler call's commands, in order) to switch ``dpid``.
+
+        With one controller thread the channel is one FIFO; with several, the call's
+        commands form a batch that races with other calls' batches. Batches are kept
+        sorted, so the channel's state does not depend on the order they were sent in.
+        """
+        slot = self.slot_cmdq[dpid]
+        if not self.threaded:
+            for message in messages:
+                tx.push(slot, message)
+            return
+        queues = self._queues
+        batch = tuple(self._items.intern(message) for message in messages)
+        tx.s[slot] = queues.intern(tuple(sorted(queues.values[tx.s[slot]] + (batch,))))  # type: ignore[arg-type]
+
+    def take_command(self, tx: Tx, dpid: int, batch: int) -> Any:
+        """Remove and return the next command of ``batch`` at switch ``dpid`` (0 when FIFO)."""
+        slot = self.slot_cmdq[dpid]
+        if not self.threaded:
+            return tx.pop(slot)
+        queues = self._queues
+        batches = queues.values[tx.s[slot]]
+        chosen = batches[batch]
+        rest = batches[:batch] + batches[batch + 1:]
+        if len(chosen) > 1:  # type: ignore[arg-type]
+            rest = tuple(sorted(rest + (chosen[1:],)))  # type: ignore[index, operator]
+        tx.s[slot] = queues.intern(rest)
+        return self._items.values[chosen[0]]  # type: ignore[index]
 
     # ---- hosts -------------------------------------------------------------------------
 
@@ -394,6 +463,8 @@ class Network:
         slot = self.slot_index[name]
         value = self._values[slot][state[slot]]
         if self._slot_interners[slot] is self._queues:
+            if self.threaded and name.startswith("cmdq:"):
+                return tuple(tuple(self._items.values[i] for i in batch) for batch in value)
             return tuple(self._items.values[i] for i in value)
         return value
 
@@ -402,14 +473,17 @@ class Network:
         return {name: self.value(state, name) for name in self.slot_names}
 
     def encode(self, values: Mapping[str, Any], base: Sequence[int] | None = None) -> tuple[int, ...]:
-        """A state with the named slots set to ``values`` (queues given as tuples of items),
-        the others taken from ``base`` (default: the initial state)."""
+        """A state with the named slots set to ``values`` (queues given as tuples of items; a
+        threaded controller's command queues as tuples of batches of items), the others taken
+        from ``base`` (default: the initial state)."""
         state = list(self._initial if base is None else base)
         for name, value in values.items():
             if name not in self.slot_index:
                 raise KeyError(f"no slot {name!r}")
             slot = self.slot_index[name]
-            if self._slot_interners[slot] is self._queues:
+            if self.threaded and name.startswith("cmdq:"):
+                value = tuple(sorted(tuple(self._items.intern(item) for item in batch) for batch in value))
+            elif self._slot_interners[slot] is self._queues:
                 value = tuple(self._items.intern(item) for item in value)
             state[slot] = self._intern[slot](value)
         return tuple(state)

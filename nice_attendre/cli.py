@@ -97,11 +97,13 @@ def _progress() -> Any:
               help="openflow, openflow-b or attendre.")
 @click.option("--count-load", is_flag=True,
               help="Count control-plane messages per complete execution (adds counters to the state).")
+@click.option("--controller-threads", default=1, show_default=True, type=click.IntRange(min=1), metavar="N",
+              help="Above 1, the commands of different controller handler calls race (type-3 races).")
 def verify(app: str, topology: str | None, packets: int, sender: str | None, receiver: str | None,
            properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
            max_transitions: int | None, max_states: int | None, max_depth: int | None,
            max_seconds: float | None, keep_going: bool, fingerprint: bool, json_path: Path | None,
-           protocol: str, count_load: bool) -> None:
+           protocol: str, count_load: bool, controller_threads: int) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
@@ -116,7 +118,8 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
         raise InputError(f"cannot write --json {str(json_path)!r}: folder {str(json_path.parent)!r} not found")
     run = build(app, topology=topology, packets=packets, protocol=protocol,
                 properties=list(properties) or None, app_options=_app_options(app_options, bug),
-                sender=sender, receiver=receiver, count_load=count_load)
+                sender=sender, receiver=receiver, count_load=count_load,
+                controller_threads=controller_threads)
     net = run.network
     progress = _progress()
     result = dfs(net, run.properties, limits=Limits(max_transitions, max_states, max_depth, max_seconds),
@@ -124,7 +127,8 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
     if progress is not None:
         progress.clear()
     narrate = _narrator(net)
-    header = [("app", net.app.describe()), ("protocol", net.protocol.name),
+    threads = f", {controller_threads} controller threads (commands of different calls race)" if net.threaded else ""
+    header = [("app", net.app.describe()), ("protocol", net.protocol.name + threads),
               ("topology", net.topology.describe()), ("traffic", net.scenario.describe()),
               ("properties", ", ".join(p.name for p in run.properties))]
     click.echo(text_report(result, header, narrate))

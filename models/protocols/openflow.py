@@ -230,10 +230,11 @@ class OpenFlow:
 
     # ---- commands ----------------------------------------------------------------------
 
-    def switch_command(self, tx: "Tx", dpid: int) -> None:
-        """Switch ``dpid`` processes the head command from the controller."""
+    def switch_command(self, tx: "Tx", dpid: int, batch: int = 0) -> None:
+        """Switch ``dpid`` processes the head command from the controller (of ``batch``, when
+        the controller is multi-threaded)."""
         net = self.net
-        msg = tx.pop(net.slot_cmdq[dpid])
+        msg = net.take_command(tx, dpid, batch)
         kind = type(msg)
         if kind is FlowMod:
             self.flow_mod(tx, dpid, msg)
@@ -365,6 +366,7 @@ class OpenFlow:
             return
         tx.note(lambda: f"controller: {type(app).__name__}.{handler} handles {what}")
         self.dispatch(tx, out.requests, context)
+        self.flush(tx)
 
     def dispatch(self, tx: "Tx", requests: list[Request], context: PacketIn | None) -> None:
         """Send what the app asked for, as OpenFlow messages, in the order asked."""
@@ -410,7 +412,19 @@ class OpenFlow:
         elif kind is BarrierRequest:
             tx.count(BARRIERS)
         tx.note(lambda: f"controller sends {msg} to s{dpid}")
-        tx.push(slot, msg)
+        if net.threaded:
+            if tx.outbox is None:
+                tx.outbox = {}
+            tx.outbox.setdefault(dpid, []).append(msg)
+        else:
+            tx.push(slot, msg)
+
+    def flush(self, tx: "Tx") -> None:
+        """End of a handler call: a threaded controller's commands leave, one batch per switch."""
+        if tx.outbox:
+            for dpid in sorted(tx.outbox):
+                self.net.send_commands(tx, dpid, tx.outbox[dpid])
+        tx.outbox = None
 
 
 def _trail(trail: tuple[tuple[int, int], ...]) -> str:

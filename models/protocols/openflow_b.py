@@ -74,5 +74,6 @@ class OpenFlowB(OpenFlow):
                 tx.note(lambda: f"controller: last barrier reply (s{msg.dpid}) arrived; releasing held messages")
                 for held_msg in held.messages:
                     self.send(tx, held.dpid, held_msg)
+                self.flush(tx)
                 return
         super().barrier_reply(tx, msg)
