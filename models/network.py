@@ -27,6 +27,7 @@ from nice_attendre.models.app import App
 from nice_attendre.models.events import (ControllerHandle, ControllerStats, Event, HostMove,
                                          HostReceive, HostSend, SwitchProcessCommand,
                                          SwitchProcessPacket)
+from nice_attendre.models import flowtable
 from nice_attendre.models.intern import Interner
 from nice_attendre.models.packet import BROADCAST, Header, Packet
 from nice_attendre.models.scenario import HostState, Scenario, reply_to
@@ -445,15 +446,14 @@ class Network:
         return peer.node if peer.is_host else peer
 
     def lookup(self, tx: Tx, dpid: int, table_id: int, packet: Packet, in_port: int) -> int:
-        """Index in switch ``dpid``'s table of the entry the packet hits in ``table_id``, or -1."""
-        from nice_attendre.models.flowtable import lookup
-
+        """Index in switch ``dpid``'s table of the entry the packet hits in ``table_id``, or -1
+        (cached per table value, table id, header and in-port)."""
         table_slot = self.slot_table[dpid]
         key = (tx.s[table_slot], table_id, packet.hdr, in_port)
         cache = self._lookup_cache
         found = cache.get(key)
         if found is None:
-            found = cache[key] = lookup(tx.get(table_slot), table_id, packet.hdr, in_port)
+            found = cache[key] = flowtable.lookup(tx.get(table_slot), table_id, packet.hdr, in_port)
         return found
 
     # ---- state access (reports, properties, tests) -------------------------------------
