@@ -3,23 +3,60 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
 import click
 
-from nice_attendre.cli import EXIT_OK, EXIT_VIOLATION, _app_options, scenario_options
+from nice_attendre.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, _app_options, scenario_options
+from nice_attendre.errors import InputError
+
+#: Printed notes wrap at this width.
+NOTE_WIDTH = 100
 
 
 def _protocol_list(value: str) -> list[str]:
+    """``"openflow,attendre"`` -> the names, in order, without repeats (unknown names raise)."""
     from nice_attendre.models.protocols import protocol_class
 
-    names = [name.strip() for name in value.split(",") if name.strip()]
+    names = list(dict.fromkeys(name.strip() for name in value.split(",") if name.strip()))
     if not names:
-        raise click.BadParameter("give at least one protocol")
+        raise InputError(f"--protocols: give at least one protocol, got {value!r}")
     for name in names:
         protocol_class(name)
     return names
+
+
+def _check_output(path: Path | None, option: str) -> None:
+    """Fail before a long run if ``path`` cannot be written (its folder does not exist)."""
+    if path is not None and not path.resolve().parent.is_dir():
+        raise InputError(f"cannot write {option} {str(path)!r}: folder {str(path.parent)!r} not found")
+
+
+def _write(path: Path, text: str, option: str) -> None:
+    try:
+        path.write_text(text)
+    except OSError as exc:
+        raise InputError(f"cannot write {option} {str(path)!r}: {exc.strerror or exc}") from exc
+
+
+def _ratio_text(base: Any, row: Any) -> str:
+    """The first protocol's transitions over this one's. When a search was cut short its count
+    is a lower bound, so the ratio is one too: ``>`` (the first's was cut; rounded down) or
+    ``<`` (this one's was cut; rounded up); ``-`` when both were cut or this one made none."""
+    numerator, denominator = base.result.stats.transitions, row.result.stats.transitions
+    if row is base:
+        return "1.00x" if denominator else "-"
+    if not denominator or (not base.result.complete and not row.result.complete):
+        return "-"
+    if not base.result.complete:
+        hundredths = 100 * numerator // denominator
+        return f">{hundredths // 100}.{hundredths % 100:02d}x"
+    if not row.result.complete:
+        hundredths = -(-100 * numerator // denominator)
+        return f"<{hundredths // 100}.{hundredths % 100:02d}x"
+    return f"{numerator / denominator:.2f}x"
 
 
 @click.command()
@@ -38,6 +75,7 @@ def compare(app: str, topology: str | None, packets: int, sender: str | None, re
     from nice_attendre.models.network import LOAD_COUNTERS
 
     names = _protocol_list(protocols)
+    _check_output(json_path, "--json")
     rows = run_compare(app, names, load=load, topology=topology, packets=packets, sender=sender,
                        receiver=receiver, properties=list(properties) or None,
                        app_options=_app_options(app_options, bug), max_transitions=max_transitions,
@@ -48,7 +86,7 @@ def compare(app: str, topology: str | None, packets: int, sender: str | None, re
     click.echo(f"  topology     {net.topology.describe()}")
     click.echo(f"  traffic      {net.scenario.describe()}")
     click.echo("")
-    base = rows[0].transitions
+    base = rows[0]
     header = ["protocol", "transitions", "unique states", "revisits", "max depth", "time (s)",
               f"{rows[0].protocol}/this", "search", "violations"]
     if load:
@@ -56,9 +94,8 @@ def compare(app: str, topology: str | None, packets: int, sender: str | None, re
     table = []
     for row in rows:
         stats = row.result.stats
-        r = ratio(base, stats.transitions)
         line = [row.protocol, f"{stats.transitions:,}", f"{stats.unique_states:,}", f"{stats.revisits:,}",
-                str(stats.max_depth), f"{stats.elapsed:.2f}", "-" if r is None else f"{r:.2f}x",
+                str(stats.max_depth), f"{stats.elapsed:.2f}", _ratio_text(base, row),
                 "complete" if row.result.complete else f"INCOMPLETE ({row.result.stop_reason})",
                 ", ".join(dict.fromkeys(d.property for d in row.result.discoveries)) or "none"]
         if load:
@@ -70,37 +107,48 @@ def compare(app: str, topology: str | None, packets: int, sender: str | None, re
     for line in table:
         click.echo("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(line, widths))))
     if load:
+        note = LOAD_NOTE + ("; * = that exploration was cut short" if not all(r.load_complete for r in rows) else "")
         click.echo("")
-        click.echo(f"  {LOAD_NOTE}" + ("; * = that exploration was cut by a limit" if not all(r.load_complete for r in rows) else ""))
+        click.echo(textwrap.fill(note, width=NOTE_WIDTH, initial_indent="  ", subsequent_indent="  "))
+    stopped = [row.protocol for row in rows if row.interrupted]
+    if stopped:
+        skipped = names[len(rows):]
+        click.echo("")
+        click.echo(f"interrupted (Ctrl-C) during {stopped[0]}"
+                   + (f"; not run: {', '.join(skipped)}" if skipped else ""), err=True)
     if json_path is not None:
         from nice_attendre.report import json_report
 
         data = {"app": net.app.describe(), "topology": net.topology.name, "packets": packets,
                 "protocols": [
                     {**json_report(row.result, {"protocol": row.protocol}, None),
-                     "ratio_to_first": ratio(base, row.transitions),
+                     "ratio_to_first": ratio(base.transitions, row.transitions),
                      "load": {name: {"min": lo, "max": hi} for name, (lo, hi) in row.load.items()}}
                     for row in rows]}
-        json_path.write_text(json.dumps(data, indent=2) + "\n")
+        _write(json_path, json.dumps(data, indent=2) + "\n", "--json")
+    if stopped:
+        sys.exit(EXIT_INTERRUPTED)
     sys.exit(EXIT_OK if all(row.result.ok for row in rows) else EXIT_VIOLATION)
 
 
-def _range(value: str) -> list[int]:
-    """``"1-8"`` or ``"1,2,5"`` -> a list of ints."""
+def _range(value: str, option: str) -> list[int]:
+    """``"1-8"``, ``"1,2,5"`` or ``"1-3,5"`` -> the sorted whole numbers (each >= 1)."""
     result: list[int] = []
+    expected = "expected N, N-M or a comma-separated list of them, e.g. 1-3,5"
     for part in value.split(","):
         part = part.strip()
-        if "-" in part:
-            low, _, high = part.partition("-")
-            if not (low.isdigit() and high.isdigit()) or int(low) > int(high):
-                raise click.BadParameter(f"bad range {part!r}")
-            result.extend(range(int(low), int(high) + 1))
-        elif part.isdigit():
+        low, dash, high = part.partition("-")
+        if dash and low.strip().isdecimal() and high.strip().isdecimal():
+            low_n, high_n = int(low), int(high)
+            if low_n > high_n:
+                raise InputError(f"{option}: bad range {part!r} (its start is above its end)")
+            result.extend(range(low_n, high_n + 1))
+        elif not dash and part.isdecimal():
             result.append(int(part))
         else:
-            raise click.BadParameter(f"bad number {part!r}")
-    if not result or min(result) < 1:
-        raise click.BadParameter("values must be whole numbers >= 1")
+            raise InputError(f"{option}: bad value {part!r} ({expected})")
+    if min(result) < 1:
+        raise InputError(f"{option}: values must be at least 1, got {value!r}")
     return sorted(set(result))
 
 
@@ -111,11 +159,24 @@ def bench() -> None:
 
 def _print_cell(cell: Any) -> None:
     params = " ".join(f"{k}={v}" for k, v in cell.spec.params)
+    prefix = f"  {cell.spec.experiment} {cell.spec.protocol:<10} {params}:"
     if cell.status == "skipped":
-        click.echo(f"  {cell.spec.experiment} {cell.spec.protocol:<10} {params}: skipped (a smaller cell exceeded the cap)", err=True)
+        click.echo(f"{prefix} skipped (a smaller cell exceeded the cap)", err=True)
     else:
-        click.echo(f"  {cell.spec.experiment} {cell.spec.protocol:<10} {params}: {cell.transitions:,} transitions "
-                   f"{'' if cell.counted else '(cap reached) '}in {cell.seconds:.1f} s", err=True)
+        marks = {"over-cap": "(cap reached) ", "violation": "(stopped at a violation) "}
+        click.echo(f"{prefix} {cell.transitions:,} transitions {marks.get(cell.status, '')}in {cell.seconds:.1f} s",
+                   err=True)
+
+
+def _run_grids(grids: list[Any], cap: int, quiet: bool) -> list[list[Any]]:
+    """Run each grid of specs; Ctrl-C ends the command with exit code 130."""
+    from nice_attendre.experiments import run_grid
+
+    try:
+        return [run_grid(specs, cap, None if quiet else _print_cell) for specs in grids]
+    except KeyboardInterrupt:
+        click.echo("interrupted (Ctrl-C)", err=True)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 @bench.command(name="route-flow")
@@ -130,16 +191,17 @@ def _print_cell(cell: Any) -> None:
 def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_path: Path | None,
                      quiet: bool) -> None:
     """Fig. 8: route-flow on linear topologies, 1-8 switches x 1-5 packets, per protocol."""
-    from nice_attendre.experiments import cells_csv, grid_table, route_flow_specs, run_grid
+    from nice_attendre.experiments import cells_csv, grid_table, route_flow_specs
 
     names = _protocol_list(protocols)
-    specs = route_flow_specs(_range(switches), _range(packets), names)
-    cells = run_grid(specs, cap, None if quiet else _print_cell)
+    specs = route_flow_specs(_range(switches, "--switches"), _range(packets, "--packets"), names)
+    _check_output(csv_path, "--csv")
+    [cells] = _run_grids([specs], cap, quiet)
     click.echo(f"Fig. 8 - route-flow, transitions per protocol (cap {cap:,} per cell)")
     click.echo(grid_table(cells, ["switches", "packets"], names,
                           [("openflow", "attendre"), ("openflow", "openflow-b"), ("openflow-b", "attendre")]))
     if csv_path is not None:
-        csv_path.write_text(cells_csv(cells))
+        _write(csv_path, cells_csv(cells), "--csv")
         click.echo(f"wrote {csv_path}")
 
 
@@ -153,21 +215,20 @@ def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_
 @click.option("--quiet", "-q", is_flag=True, help="Do not print each cell as it finishes.")
 def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: bool) -> None:
     """Regenerate the paper's verification results: Fig. 8, Table II and Table III."""
-    from nice_attendre.experiments import (PAPER_TABLE_II, PAPER_TABLE_III, cells_csv, energy_te_specs,
-                                           fig8_claims, grid_table, mac_learning_specs, paper_table,
-                                           plot_fig8, route_flow_specs, run_grid)
+    from nice_attendre.experiments import (PAPER_TABLE_II, PAPER_TABLE_III, PROTOCOLS, cells_csv,
+                                           energy_te_specs, fig8_claims, grid_table, mac_learning_specs,
+                                           paper_table, plot_fig8, route_flow_specs)
 
     if plot_path is not None:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            raise click.UsageError("--plot needs matplotlib: pip install 'nice-attendre[plot]'") from None
-    report = _print_cell if not quiet else None
-    route = run_grid(route_flow_specs(), cap, report)
-    mac = run_grid(mac_learning_specs(), cap, report)
-    energy = run_grid(energy_te_specs(), cap, report)
+            raise InputError("--plot needs matplotlib: pip install 'nice-attendre[plot]'") from None
+    _check_output(csv_path, "--csv")
+    _check_output(plot_path, "--plot")
+    route, mac, energy = _run_grids([route_flow_specs(), mac_learning_specs(), energy_te_specs()], cap, quiet)
     click.echo(f"Fig. 8 - route-flow, transitions per protocol (cap {cap:,} per cell)")
-    click.echo(grid_table(route, ["switches", "packets"], list(PROTOCOLS_ORDER),
+    click.echo(grid_table(route, ["switches", "packets"], list(PROTOCOLS),
                           [("openflow", "attendre"), ("openflow", "openflow-b"), ("openflow-b", "attendre")]))
     click.echo("")
     click.echo(fig8_claims(route))
@@ -178,11 +239,11 @@ def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: 
     click.echo(paper_table(energy, ["always_on", "on_demand", "flows"], PAPER_TABLE_III,
                            "Table III - energy-efficient TE (InstantStats), transitions"))
     if csv_path is not None:
-        csv_path.write_text(cells_csv([*route, *mac, *energy]))
+        _write(csv_path, cells_csv([*route, *mac, *energy]), "--csv")
         click.echo(f"wrote {csv_path}")
     if plot_path is not None:
-        plot_fig8(route, str(plot_path))
+        try:
+            plot_fig8(route, str(plot_path))
+        except OSError as exc:
+            raise InputError(f"cannot write --plot {str(plot_path)!r}: {exc.strerror or exc}") from exc
         click.echo(f"wrote {plot_path}")
-
-
-PROTOCOLS_ORDER = ("openflow", "openflow-b", "attendre")

@@ -3,7 +3,8 @@
 A grid is a list of cells (an app, a scenario, a protocol); each cell is verified with a cap
 on transitions (the paper reports cells under 1,000,000). Counts grow with switches, packets
 and flows, so once a cell of a protocol exceeds the cap, the cells that are larger in every
-parameter are not run (marked ``skipped``).
+parameter are not run (marked ``skipped``). A cell whose search stops at a violation (an app
+exception: the grids check no other property) is marked ``violation``.
 """
 from __future__ import annotations
 
@@ -57,7 +58,11 @@ def _dominates(small: tuple[tuple[str, int], ...], big: tuple[tuple[str, int], .
 
 def run_grid(specs: Sequence[CellSpec], cap: int = DEFAULT_CAP,
              on_cell: Callable[[Cell], None] | None = None) -> list[Cell]:
-    """Verify every cell (smallest first within each protocol), skipping dominated ones."""
+    """Verify every cell in the given order, skipping those that dominate an over-cap cell.
+
+    A cell is skipped when an earlier cell of the same experiment and protocol reached the cap
+    and every parameter of this cell is at least that cell's, so give smaller cells first.
+    """
     from nice_attendre.api import verify
 
     cells: list[Cell] = []
@@ -76,6 +81,8 @@ def run_grid(specs: Sequence[CellSpec], cap: int = DEFAULT_CAP,
                 status = "complete"
             elif result.stop_reason == "interrupted":
                 raise KeyboardInterrupt
+            elif result.stop_reason == "violation":
+                status = "violation"
             else:
                 status = "over-cap"
                 over.setdefault(key, []).append(spec.params)
@@ -118,21 +125,41 @@ def cells_csv(cells: Sequence[Cell]) -> str:
 
 
 def format_count(cell: Cell | None) -> str:
-    """A cell's transitions for a table: the number, ``>cap`` or ``-`` (not run)."""
+    """A cell's transitions for a table: the number, ``>cap`` (``>1M``, ``>500``) when the cap
+    stopped it, ``violation`` or ``-`` (not run)."""
     if cell is None or cell.status == "skipped":
         return "-"
     if cell.status == "over-cap":
-        return f">{cell.transitions / 1e6:g}M"
+        return f">{_round_count(cell.transitions)}"
+    if cell.status == "violation":
+        return "violation"
     return f"{cell.transitions:,}"
 
 
+def _round_count(count: int) -> str:
+    """``1M``, ``2.5M`` for millions with at most two decimals, else ``123,456``."""
+    if count >= 1_000_000 and count % 10_000 == 0:
+        return f"{count / 1e6:g}M"
+    return f"{count:,}"
+
+
 def format_ratio(numerator: Cell | None, denominator: Cell | None) -> str:
-    """``numerator / denominator`` transitions (``x`` suffix), or ``-`` when either is not counted."""
-    if numerator is None or denominator is None or not numerator.counted or not denominator.counted:
-        if numerator is not None and denominator is not None and numerator.status == "over-cap" and denominator.counted:
-            return f">{numerator.transitions / denominator.transitions:.0f}x"
+    """``numerator / denominator`` transitions with an ``x`` suffix, or ``-`` when it is unknown.
+
+    When one side stopped at the cap (its true count is larger), the ratio is a bound:
+    ``>2.41x`` (numerator over the cap; rounded down) or ``<0.41x`` (denominator over the cap;
+    rounded up)."""
+    if numerator is None or denominator is None or denominator.transitions == 0:
         return "-"
-    return f"{numerator.transitions / denominator.transitions:.2f}x"
+    if numerator.counted and denominator.counted:
+        return f"{numerator.transitions / denominator.transitions:.2f}x"
+    if numerator.status == "over-cap" and denominator.counted:
+        hundredths = 100 * numerator.transitions // denominator.transitions
+        return f">{hundredths // 100}.{hundredths % 100:02d}x"
+    if numerator.counted and denominator.status == "over-cap":
+        hundredths = -(-100 * numerator.transitions // denominator.transitions)
+        return f"<{hundredths // 100}.{hundredths % 100:02d}x"
+    return "-"
 
 
 def grid_table(cells: Sequence[Cell], row_params: Sequence[str], protocols: Sequence[str],
@@ -150,7 +177,7 @@ def grid_table(cells: Sequence[Cell], row_params: Sequence[str], protocols: Sequ
         row += [format_count(group.get(p)) for p in protocols]
         row += [format_ratio(group.get(a), group.get(b)) for a, b in ratios if a in protocols and b in protocols]
         rows.append(row)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
     lines = ["  ".join(h.rjust(w) for h, w in zip(header, widths))]
     lines.append("  ".join("-" * w for w in widths))
     lines.extend("  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in rows)
@@ -214,7 +241,7 @@ def paper_table(cells: Sequence[Cell], row_params: Sequence[str], paper: dict[tu
                      format_count(group.get("attendre")), format_ratio(group.get("openflow"), group.get("attendre")),
                      _short(paper_row[1]) if paper_row else "-", _short(paper_row[0]) if paper_row else "-",
                      f"{paper_row[1] / paper_row[0]:.2f}x" if paper_row else "-"])
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
     lines = [title, "  ".join(h.rjust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
     lines.extend("  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in rows)
     return "\n".join(lines)
@@ -226,9 +253,22 @@ def fig8_claims(cells: Sequence[Cell]) -> str:
               if c.spec.experiment == "route-flow"}
     lines = ["Fig. 8 claims (openflow/attendre transitions):"]
     for switches, packets, said, _implied in PAPER_FIG_8_CLAIMS:
-        ours = format_ratio(by_key.get((switches, packets, "openflow")), by_key.get((switches, packets, "attendre")))
-        lines.append(f"  {switches} switches, {packets} packet{'s' if packets > 1 else ''}: paper: {said}; ours: {ours}")
+        pair = [(protocol, by_key.get((switches, packets, protocol))) for protocol in ("openflow", "attendre")]
+        ours = format_ratio(pair[0][1], pair[1][1])
+        if ours == "-":
+            why = [_not_counted(protocol, cell) for protocol, cell in pair if cell is None or not cell.counted]
+            ours += f" ({'; '.join(why)})" if why else ""
+        lines.append(f"  {switches} switch{'es' if switches > 1 else ''}, {packets} packet{'s' if packets > 1 else ''}: "
+                     f"paper: {said}; ours: {ours}")
     return "\n".join(lines)
+
+
+def _not_counted(protocol: str, cell: Cell | None) -> str:
+    if cell is None:
+        return f"{protocol} not in the grid"
+    return {"skipped": f"{protocol} not run: a smaller cell exceeded the cap",
+            "over-cap": f"{protocol} over the cap",
+            "violation": f"{protocol} stopped at a violation"}.get(cell.status, f"{protocol} {cell.status}")
 
 
 def plot_fig8(cells: Sequence[Cell], path: str) -> None:
