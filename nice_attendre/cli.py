@@ -66,6 +66,9 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Do not expand beyond depth N."),
         click.option("--max-seconds", type=click.FloatRange(min=0), default=None, metavar="S",
                      help="Stop after S seconds (the counts so far are printed, marked INCOMPLETE)."),
+        click.option("--controller-threads", default=1, show_default=True, type=click.IntRange(min=1),
+                     metavar="N", help="Above 1, the commands of different controller handler calls race "
+                                       "(type-3 races)."),
         click.option("--keep-going", is_flag=True, help="Report every violation, not only the first."),
         click.option("--fingerprint", is_flag=True, help="Store 64-bit state hashes instead of states (less memory)."),
         click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -97,13 +100,11 @@ def _progress() -> Any:
               help="openflow, openflow-b or attendre.")
 @click.option("--count-load", is_flag=True,
               help="Count control-plane messages per complete execution (adds counters to the state).")
-@click.option("--controller-threads", default=1, show_default=True, type=click.IntRange(min=1), metavar="N",
-              help="Above 1, the commands of different controller handler calls race (type-3 races).")
 def verify(app: str, topology: str | None, packets: int, sender: str | None, receiver: str | None,
            properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
            max_transitions: int | None, max_states: int | None, max_depth: int | None,
-           max_seconds: float | None, keep_going: bool, fingerprint: bool, json_path: Path | None,
-           protocol: str, count_load: bool, controller_threads: int) -> None:
+           max_seconds: float | None, controller_threads: int, keep_going: bool, fingerprint: bool,
+           json_path: Path | None, protocol: str, count_load: bool) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
