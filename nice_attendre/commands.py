@@ -221,13 +221,13 @@ def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: 
                                            energy_te_specs, fig8_claims, grid_table, mac_learning_specs,
                                            paper_table, plot_fig8, route_flow_specs)
 
+    _check_output(csv_path, "--csv")
+    _check_output(plot_path, "--plot")
     if plot_path is not None:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
             raise InputError("--plot needs matplotlib: pip install 'nice-attendre[plot]'") from None
-    _check_output(csv_path, "--csv")
-    _check_output(plot_path, "--plot")
     route, mac, energy = _run_grids([route_flow_specs(), mac_learning_specs(), energy_te_specs()], cap, quiet)
     click.echo(f"Fig. 8 - route-flow, transitions per protocol (cap {cap:,} per cell)")
     click.echo(grid_table(route, ["switches", "packets"], list(PROTOCOLS),
