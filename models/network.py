@@ -1,12 +1,14 @@
 """The network system: hosts, switches, controller and channels as one :class:`System`.
 
-Configuration (topology, host scripts, the app, the protocol variant) is held by the frozen
-:class:`Network`; the state is a tuple of interned ids, one per *slot*:
+Configuration (topology, host scripts, the app, the protocol variant) is held by
+:class:`Network`, with caches that never change what a state means (interning tables,
+lookup results); the state is a tuple of interned ids, one per *slot*:
 
 * ``host:H`` (:class:`HostState`) and ``inbox:H`` (the link into host H, a FIFO);
 * per switch: ``table:D`` (flow table), ``buffer:D`` (packet buffer: buffer id -> packet),
   ``ext:D`` (the protocol variant's switch state), ``cmdq:D`` (commands from the
-  controller, a FIFO) and ``port:D:P`` (one FIFO per input port);
+  controller, a FIFO; with several controller threads, a sorted tuple of FIFO batches) and
+  ``port:D:P`` (one FIFO per input port);
 * controller: ``app`` (the app's state), ``platform`` (the variant's platform state) and
   ``ctrlq:D`` (messages from switch D, a FIFO);
 * ``alerts``: what monitors observed on transitions (loops, black holes, packet-ins that
