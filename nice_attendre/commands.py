@@ -11,6 +11,7 @@ import click
 
 from nice_attendre.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, _app_options, scenario_options
 from nice_attendre.errors import InputError
+from nice_attendre.report import table_lines
 
 #: Printed notes wrap at this width.
 NOTE_WIDTH = 100
@@ -104,10 +105,8 @@ def compare(app: str, topology: str | None, packets: int, sender: str | None, re
             line += [("{}..{}".format(*row.load[name]) if name in row.load else "-") + ("" if row.load_complete else "*")
                      for name in LOAD_COUNTERS]
         table.append(line)
-    widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(header)]
-    click.echo("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))))
-    for line in table:
-        click.echo("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(line, widths))))
+    for text in table_lines(header, table, left=1, rule=False):
+        click.echo(text)
     if load:
         note = LOAD_NOTE + ("; * = that exploration was cut short" if not all(r.load_complete for r in rows) else "")
         click.echo("")

@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
+from nice_attendre.report import table_lines
+
 PROTOCOLS = ("openflow", "openflow-b", "attendre")
 DEFAULT_CAP = 1_000_000
 
@@ -162,26 +164,25 @@ def format_ratio(numerator: Cell | None, denominator: Cell | None) -> str:
     return "-"
 
 
-def grid_table(cells: Sequence[Cell], row_params: Sequence[str], protocols: Sequence[str],
-               ratios: Sequence[tuple[str, str]] = (("openflow", "attendre"),)) -> str:
-    """A text table: one row per parameter combination, transitions per protocol and ratios."""
+def _by_row(cells: Sequence[Cell], row_params: Sequence[str]) -> dict[tuple[Any, ...], dict[str, Cell]]:
+    """The cells grouped by their values of ``row_params``, then by protocol."""
     by_key: dict[tuple[Any, ...], dict[str, Cell]] = {}
     for cell in cells:
         key = tuple(cell.spec.param(name) for name in row_params)
         by_key.setdefault(key, {})[cell.spec.protocol] = cell
-    header = [*row_params, *protocols, *(f"{a}/{b}" for a, b in ratios if a in protocols and b in protocols)]
+    return by_key
+
+
+def grid_table(cells: Sequence[Cell], row_params: Sequence[str], protocols: Sequence[str],
+               ratios: Sequence[tuple[str, str]] = (("openflow", "attendre"),)) -> str:
+    """A text table: one row per parameter combination, transitions per protocol and ratios."""
+    ratios = [(a, b) for a, b in ratios if a in protocols and b in protocols]
+    header = [*row_params, *protocols, *(f"{a}/{b}" for a, b in ratios)]
     rows = []
-    for key in sorted(by_key):
-        group = by_key[key]
-        row = [str(v) for v in key]
-        row += [format_count(group.get(p)) for p in protocols]
-        row += [format_ratio(group.get(a), group.get(b)) for a, b in ratios if a in protocols and b in protocols]
-        rows.append(row)
-    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
-    lines = ["  ".join(h.rjust(w) for h, w in zip(header, widths))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines.extend("  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in rows)
-    return "\n".join(lines)
+    for key, group in sorted(_by_row(cells, row_params).items()):
+        rows.append([*(str(v) for v in key), *(format_count(group.get(p)) for p in protocols),
+                     *(format_ratio(group.get(a), group.get(b)) for a, b in ratios)])
+    return "\n".join(table_lines(header, rows))
 
 
 def mac_learning_specs(switches: Iterable[int] = (1, 2), packets: Iterable[int] = range(1, 5),
@@ -227,24 +228,16 @@ def _short(count: int) -> str:
 def paper_table(cells: Sequence[Cell], row_params: Sequence[str], paper: dict[tuple[int, ...], tuple[int, int]],
                 title: str) -> str:
     """Our transitions under each protocol beside the paper's (attendre, openflow), with both ratios."""
-    by_key: dict[tuple[int, ...], dict[str, Cell]] = {}
-    for cell in cells:
-        key = tuple(cell.spec.param(name) for name in row_params)
-        by_key.setdefault(key, {})[cell.spec.protocol] = cell
     header = [*row_params, "openflow", "openflow-b", "attendre", "of/att", "paper openflow", "paper attendre",
               "paper of/att"]
     rows = []
-    for key in sorted(by_key):
-        group = by_key[key]
+    for key, group in sorted(_by_row(cells, row_params).items()):
         paper_row = paper.get(key)
         rows.append([*(str(v) for v in key), format_count(group.get("openflow")), format_count(group.get("openflow-b")),
                      format_count(group.get("attendre")), format_ratio(group.get("openflow"), group.get("attendre")),
                      _short(paper_row[1]) if paper_row else "-", _short(paper_row[0]) if paper_row else "-",
                      f"{paper_row[1] / paper_row[0]:.2f}x" if paper_row else "-"])
-    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
-    lines = [title, "  ".join(h.rjust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
-    lines.extend("  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in rows)
-    return "\n".join(lines)
+    return "\n".join([title, *table_lines(header, rows)])
 
 
 def fig8_claims(cells: Sequence[Cell]) -> str:

@@ -4,7 +4,7 @@ function that says what an event did, and a header of (label, value) pairs.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Iterable, TextIO
+from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from nice_attendre.checker import Progress
 from nice_attendre.result import Discovery, Result
@@ -31,6 +31,23 @@ def _row(label: str, value: str, note: str = "", unit: str = "") -> str:
     """One counts line: label, right-aligned value, its unit, an optional note in parentheses."""
     line = f"  {label:<{LABEL_WIDTH}} {value:>{VALUE_WIDTH}}" + (f" {unit}" if unit else "")
     return f"{line}  ({note})" if note else line
+
+
+def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]], *, left: int = 0,
+                rule: bool = True) -> list[str]:
+    """A text table: columns two spaces apart, each as wide as its widest cell; the first
+    ``left`` columns aligned left, the others right; a rule of dashes under the header."""
+    widths = [max([len(title), *(len(row[i]) for row in rows)]) for i, title in enumerate(header)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(cell.ljust(width) if i < left else cell.rjust(width)
+                         for i, (cell, width) in enumerate(zip(cells, widths)))
+
+    lines = [line(header)]
+    if rule:
+        lines.append("  ".join("-" * width for width in widths))
+    lines.extend(line(row) for row in rows)
+    return lines
 
 
 def stats_lines(result: Result) -> list[str]:
