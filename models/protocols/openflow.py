@@ -52,7 +52,7 @@ class OpenFlow:
         self.topology = net.topology
         self.monitors = net.options.monitors
         self._stats_cache: dict[int, tuple[ControllerStats, ...]] = {}
-        self._install_cache: dict[tuple[int, flowtable.Entry], int] = {}
+        self._install_cache: dict[tuple[int, int], tuple[FlowMod, int, flowtable.Entry | None]] = {}
 
     # ---- initial state -----------------------------------------------------------------
 
@@ -251,29 +251,37 @@ class OpenFlow:
             raise TypeError(f"unknown command {msg!r}")
 
     def install(self, tx: "Tx", dpid: int, msg: FlowMod, **attendre: Any) -> flowtable.Entry | None:
-        """Apply the table change of flow-mod ``msg``; return the entry it added (None for delete).
+        """Apply the table change of flow-mod ``msg``; return the entry it added (None for
+        modify and delete).
 
-        Results are cached per (table, change): the same flow-mod on the same table gives
-        the same table, and path installs repeat across interleavings.
+        Results are cached per (table, message): the same flow-mod on the same table gives
+        the same table, and path installs repeat across interleavings. The message is the
+        interned one the command queue held, so its identity stands for its value (the cache
+        keeps it alive and checks it); the Attendre fields are functions of the table and the
+        message, so they need no key of their own.
         """
         slot = self.net.slot_table[dpid]
-        if msg.command == "modify":
-            tx.put(slot, flowtable.modify_matching(tx.get(slot), msg.table_id, msg.match, msg.actions))
-            tx.note(lambda: f"s{dpid} modifies entries {msg.match} -> {_actions(msg.actions)}")
-            return None
-        if msg.command in ("delete", "delete-strict"):
-            tx.put(slot, flowtable.delete_matching(tx.get(slot), msg.table_id, msg.match,
-                                                   strict=msg.command == "delete-strict"))
-            tx.note(lambda: f"s{dpid} deletes entries {msg.match}")
-            return None
-        entry = flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions, **attendre)
-        key = (tx.s[slot], entry)
-        cache = self._install_cache
-        new_id = cache.get(key)
-        if new_id is None:
-            new_id = cache[key] = self.net._intern[slot](flowtable.put(tx.get(slot), entry))
-        tx.s[slot] = new_id
-        tx.note(lambda: f"s{dpid} installs [{entry}]")
+        key = (tx.s[slot], id(msg))
+        cached = self._install_cache.get(key)
+        if cached is not None and cached[0] is msg:
+            _msg, tx.s[slot], entry = cached
+        else:
+            table = tx.get(slot)
+            if msg.command == "modify":
+                table = flowtable.modify_matching(table, msg.table_id, msg.match, msg.actions)
+                entry = None
+            elif msg.command in ("delete", "delete-strict"):
+                table = flowtable.delete_matching(table, msg.table_id, msg.match,
+                                                  strict=msg.command == "delete-strict")
+                entry = None
+            else:
+                entry = flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions, **attendre)
+                table = flowtable.put(table, entry)
+            tx.s[slot] = self.net._intern[slot](table)
+            self._install_cache[key] = (msg, tx.s[slot], entry)
+        tx.note(lambda: f"s{dpid} installs [{entry}]" if entry is not None
+                else f"s{dpid} modifies entries {msg.match} -> {_actions(msg.actions)}" if msg.command == "modify"
+                else f"s{dpid} deletes entries {msg.match}" + (" (strict)" if msg.command == "delete-strict" else ""))
         return entry
 
     def flow_mod(self, tx: "Tx", dpid: int, msg: FlowMod) -> None:
