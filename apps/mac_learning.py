@@ -2,9 +2,11 @@
 
 On a packet-in at switch D from in-port P, the app learns "source MAC is behind port P of D".
 If the destination MAC is known at D (and not behind P), it installs at D an entry matching
-the packet's header towards the learned port, using the packet's buffer id, and first the
-reverse entry for the answer; otherwise it floods the packet (packet-out) along a spanning
-tree. When a host is learned on a new port (it moved), the entries towards it at D are
+the packet's header towards the learned port, using the packet's buffer id, and the reverse
+entry for the answer; otherwise it floods the packet (packet-out) along a spanning tree. The
+two entries take two commands, and a packet may pass between them: so the direction that
+has not been let through D yet is installed last, and the packet that completes the two
+hosts' exchange always finds both entries (the fix of NICE's BUG-II, generalised). When a host is learned on a new port (it moved), the entries towards it at D are
 modified to the new port. Entries match header fields, not the in-port, so a moved host's
 packets keep their entries. Rules are only ever installed on the packet-in switch, so only
 type-1 races occur.
@@ -16,13 +18,16 @@ Bug variants (``bug=``), each with the property that finds it:
 
 * ``host-unreachable``: a host's entries are not updated when it moves, so traffic keeps
   going to the port it left (``no-stale-routes``);
-* ``delayed-direct-path``: the reverse entry is installed after the forward packet is released,
-  so the answer can come back before it is in place and go to the controller although the
-  hosts already talk both ways (``strict-direct-paths``);
+* ``delayed-direct-path``: the reverse entry is always installed after the forward packet is
+  released, so after an answer, the next packet can reach the switch before its entry is in
+  place and go to the controller although the hosts already talk both ways
+  (``strict-direct-paths``);
 * ``excess-flooding``: floods out of every port instead of a spanning tree, so on a topology
   with a cycle a packet comes back to where it was (``no-forwarding-loops``).
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from nice_attendre.models.app import App, Out
 from nice_attendre.models.messages import PacketIn
@@ -32,10 +37,15 @@ from nice_attendre.models.topology import Topology
 
 BUGS = ("host-unreachable", "delayed-direct-path", "excess-flooding")
 
-MacTable = tuple[tuple[tuple[int, str], int], ...]  # ((dpid, mac), port), sorted
+class MacState(NamedTuple):
+    """Where each switch learned each MAC (((dpid, mac), port), sorted), and the unicast
+    directions (dpid, src, dst) the app has let through each switch."""
+
+    ports: tuple[tuple[tuple[int, str], int], ...] = ()
+    passed: frozenset[tuple[int, str, str]] = frozenset()
 
 
-class MacLearning(App[MacTable]):
+class MacLearning(App[MacState]):
     """pyswitch: per-switch MAC learning, exact-match entries, flooding when unknown."""
 
     name = "mac-learning"
@@ -49,8 +59,8 @@ class MacLearning(App[MacTable]):
         self.bug = bug
         self.mobile = mobile
 
-    def initial_state(self) -> MacTable:
-        return ()
+    def initial_state(self) -> MacState:
+        return MacState()
 
     def scenario(self, topology: Topology, packets: int, sender: str | None = None,
                  receiver: str | None = None) -> Scenario:
@@ -67,33 +77,40 @@ class MacLearning(App[MacTable]):
                       for s in base.hosts)
         return Scenario(topology, hosts)
 
-    def on_packet_in(self, state: MacTable, ev: PacketIn, out: Out) -> MacTable:
+    def on_packet_in(self, state: MacState, ev: PacketIn, out: Out) -> MacState:
         hdr = ev.packet.hdr
         dpid = ev.dpid
-        table = dict(state)
+        table = dict(state.ports)
         previous = table.get((dpid, hdr.eth_src))
         if previous != ev.in_port:
             table[(dpid, hdr.eth_src)] = ev.in_port
             if previous is not None and self.bug != "host-unreachable":
                 # The host moved: traffic towards it goes to its new port from now on.
                 out.flow_mod(dpid, Match.of(eth_dst=hdr.eth_src), [Output(ev.in_port)], command="modify")
+        passed = state.passed
         port = table.get((dpid, hdr.eth_dst)) if hdr.eth_dst != BROADCAST else None
         if port is not None and port != ev.in_port:
-            forward = Match.exact(hdr)
-            reverse = Match.exact(hdr.reversed())
-            if self.bug == "delayed-direct-path":
-                out.flow_mod(dpid, forward, [Output(port)], buffer_id=ev.buffer_id)
-                out.flow_mod(dpid, reverse, [Output(ev.in_port)])
+            forward = (dpid, Match.exact(hdr), [Output(port)])
+            reverse = (dpid, Match.exact(hdr.reversed()), [Output(ev.in_port)])
+            # Two entries cannot be installed at once. The packet that completes the hosts'
+            # exchange must find both: so the direction that has not passed here yet goes last
+            # (when answers have passed, that is this packet's own direction: NICE's fix).
+            answered = (dpid, hdr.eth_dst, hdr.eth_src) in passed
+            if self.bug == "delayed-direct-path" or not answered:
+                out.flow_mod(*forward, buffer_id=ev.buffer_id)
+                out.flow_mod(*reverse)
             else:
-                out.flow_mod(dpid, reverse, [Output(ev.in_port)])
-                out.flow_mod(dpid, forward, [Output(port)], buffer_id=ev.buffer_id)
+                out.flow_mod(*reverse)
+                out.flow_mod(*forward, buffer_id=ev.buffer_id)
         else:
             if self.bug == "excess-flooding":
                 actions = [Flood()]
             else:
                 actions = [Output(p) for p in out.topology.flood_ports(dpid) if p != ev.in_port]
             out.packet_out(dpid, actions, buffer_id=ev.buffer_id, in_port=ev.in_port)
-        return tuple(sorted(table.items()))
+        if hdr.eth_dst != BROADCAST:
+            passed = passed | {(dpid, hdr.eth_src, hdr.eth_dst)}
+        return MacState(tuple(sorted(table.items())), passed)
 
     def describe(self) -> str:
         options = [f"bug: {self.bug}"] if self.bug else []

@@ -38,7 +38,9 @@ from nice_attendre.models.topology import Topology
 #: Monitors a network can run, named after the property that reads their alerts (see
 #: :meth:`Tx.alert`). A monitor that is not run records nothing, so the state space is the
 #: same as without it except that states with an alert are violations (and not expanded).
-#: ``app-exception`` is always run. ``one-packet-in-per-flow`` keeps history in the state.
+#: ``app-exception`` is always run. Two keep history in the state while they run:
+#: ``one-packet-in-per-flow`` (flows that caused a packet-in) and ``strict-direct-paths``
+#: (``Packet.late``: sent after its hosts had exchanged packets both ways).
 MONITORS = ("no-forwarding-loops", "no-black-holes", "direct-paths", "strict-direct-paths",
             "one-packet-in-per-flow")
 
@@ -378,7 +380,7 @@ class Network:
         slot = self.slot_host[ev.host]
         hs: HostState = tx.get(slot)
         hdr, kind = self.specs[ev.host].script[hs.sent]
-        packet = Packet(hdr, ev.host, hs.sent, kind)
+        packet = Packet(hdr, ev.host, hs.sent, kind, late=self._exchanged(tx, hdr))
         tx.put(slot, hs._replace(sent=hs.sent + 1))
         dpid, port = hs.location
         tx.note(lambda: f"{ev.host} sends {packet} to s{dpid}:{port}")
@@ -396,6 +398,7 @@ class Network:
         spec = self.specs.get(host)
         if spec is not None and spec.replies and packet.hdr.eth_dst == host:
             reply = reply_to(packet, host, hs.sent)
+            reply = reply._replace(late=self._exchanged(tx, reply.hdr, received))
             tx.put(slot, HostState(hs.sent + 1, received, hs.location))
             dpid, port = hs.location
             tx.note(lambda: f"{host} receives {packet} and answers with {reply} to s{dpid}:{port}")
@@ -403,6 +406,20 @@ class Network:
         else:
             tx.put(slot, hs._replace(received=received))
             tx.note(lambda: f"{host} receives {packet}")
+
+    def _exchanged(self, tx: Tx, hdr: Header, src_received: tuple[Any, ...] | None = None) -> bool:
+        """For the strict-direct-paths monitor: whether the hosts of ``hdr`` have exchanged
+        unicast packets both ways (``src_received``: the sender's deliveries, if just updated).
+        Always False when that monitor is off, so packets carry no history then."""
+        if "strict-direct-paths" not in self.options.monitors:
+            return False
+        src, dst = self.host_of_mac.get(hdr.eth_src), self.host_of_mac.get(hdr.eth_dst)
+        if src is None or dst is None:
+            return False
+        if src_received is None:
+            src_received = tx.get(self.slot_host[src]).received
+        return (any(d[0].eth_src == dst and d[0].eth_dst == src for d in src_received)
+                and any(d[0].eth_src == src and d[0].eth_dst == dst for d in tx.get(self.slot_host[dst]).received))
 
     def _host_move(self, tx: Tx, ev: HostMove) -> None:
         """The host moves and announces itself from its new port (a broadcast frame, like a

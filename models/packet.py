@@ -55,7 +55,9 @@ class Packet(NamedTuple):
     """A data packet: header, identity, trail of visited switches, encapsulated command.
 
     ``origin``/``seq`` identify the packet (the seq-th packet its origin host sent);
-    ``kind`` is informational ("data", "reply", "syn", "syn-ack").
+    ``kind`` is informational ("data", "reply", "syn", "syn-ack"). ``late`` marks a packet
+    sent after its two hosts had exchanged unicast packets both ways; it is only set while
+    the ``strict-direct-paths`` property is checked (otherwise it is always False).
     """
 
     hdr: Header
@@ -64,6 +66,7 @@ class Packet(NamedTuple):
     kind: str = "data"
     trail: tuple[int, ...] = ()
     ac: AttendreCommand | None = None
+    late: bool = False
 
     @property
     def uid(self) -> tuple[str, int]:

@@ -51,8 +51,8 @@ direct_paths = _factory(
     "direct-paths", "once a packet of a flow reached its destination, later packets of the flow "
     "never go to the controller")
 strict_direct_paths = _factory(
-    "strict-direct-paths", "once two hosts exchanged unicast packets both ways, no packet between them "
-    "goes to the controller")
+    "strict-direct-paths", "once two hosts exchanged unicast packets both ways, no packet either sends "
+    "to the other afterwards goes to the controller")
 one_packet_in_per_flow = _factory(
     "one-packet-in-per-flow", "a flow causes at most one packet-in in the whole network")
 app_exception = _factory(

@@ -90,7 +90,7 @@ class OpenFlow:
             tx.note(lambda: f"s{dpid} drops looping {packet}")
             return
         self.pipeline(tx, dpid, port, Packet(packet.hdr, packet.origin, packet.seq, packet.kind,
-                                             packet.trail + (hop,), packet.ac), 0)
+                                             packet.trail + (hop,), packet.ac, packet.late), 0)
 
     def receive_attendre_command(self, tx: "Tx", dpid: int, packet: Packet) -> Packet:
         """A packet carries an Attendre Command: plain OpenFlow ignores it."""
@@ -208,18 +208,15 @@ class OpenFlow:
         hdr = packet.hdr
         dst = net.host_of_mac.get(hdr.eth_dst)
         src = net.host_of_mac.get(hdr.eth_src)
-        if dst is not None and ("direct-paths" in self.monitors or "strict-direct-paths" in self.monitors):
+        if dst is not None and ("direct-paths" in self.monitors or packet.late):
             at_dst = tx.get(net.slot_host[dst]).received
             if (hdr, packet.origin, packet.seq) not in at_dst:
                 if "direct-paths" in self.monitors and any(d[0] == hdr for d in at_dst):
                     tx.alert("direct-paths", f"s{msg.dpid} sent a packet-in for {packet.label()} [{hdr}] after "
                              f"an earlier packet of the flow reached {dst}")
-                if (src is not None and "strict-direct-paths" in self.monitors
-                        and any(d[0].eth_src == src and d[0].eth_dst == dst for d in at_dst)
-                        and any(d[0].eth_src == dst and d[0].eth_dst == src
-                                for d in tx.get(net.slot_host[src]).received)):
-                    tx.alert("strict-direct-paths", f"s{msg.dpid} sent a packet-in for {packet.label()} [{hdr}] "
-                             f"after {src} and {dst} exchanged packets both ways")
+                if packet.late:  # only set while strict-direct-paths is monitored
+                    tx.alert("strict-direct-paths", f"s{msg.dpid} sent a packet-in for {packet.label()} [{hdr}], "
+                             f"which {src} sent after {src} and {dst} had exchanged packets both ways")
         if "one-packet-in-per-flow" in self.monitors:
             seen = tx.get(net.slot_history)
             if hdr in seen:

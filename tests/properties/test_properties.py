@@ -11,7 +11,7 @@ from nice_attendre import properties as registry
 from nice_attendre import verify
 from nice_attendre.apps.route_flow import RouteFlow
 from nice_attendre.errors import UnknownNameError
-from nice_attendre.models.events import SwitchProcessCommand, SwitchProcessPacket
+from nice_attendre.models.events import HostSend, SwitchProcessCommand, SwitchProcessPacket
 from nice_attendre.models.flowtable import make_entry
 from nice_attendre.models.messages import PacketOut
 from nice_attendre.models.network import Network, Options
@@ -80,11 +80,20 @@ def test_strict_direct_paths() -> None:
     net, prop = setup("strict-direct-paths")
     h2_got = HostState(1, ((H12, "h1", 0),), (2, 2))
     h1_got = HostState(1, ((H21, "h2", 0),), (1, 1))
-    one_way = net.apply(net.encode({"host:h2": h2_got, "port:1:1": (pkt(1),)}), SwitchProcessPacket(1, 1))
-    assert prop.holds(one_way)
-    both_ways = net.apply(net.encode({"host:h2": h2_got, "host:h1": h1_got, "port:1:1": (pkt(1),)}),
+    # The monitor marks what a host sends once the two hosts exchanged packets both ways.
+    sent_early = net.apply(net.encode({"host:h2": h2_got}), HostSend("h1"))
+    assert not net.value(sent_early, "port:1:1")[0].late
+    sent_late = net.apply(net.encode({"host:h2": h2_got, "host:h1": h1_got}), HostSend("h1"))
+    assert net.value(sent_late, "port:1:1")[0].late
+    # A packet sent before the exchange may still go to the controller (it was in flight)...
+    in_flight = net.apply(net.encode({"host:h2": h2_got, "host:h1": h1_got, "port:1:1": (pkt(1),)}),
                           SwitchProcessPacket(1, 1))
-    assert not prop.holds(both_ways) and "exchanged packets both ways" in prop.why(both_ways)
+    assert prop.holds(in_flight)
+    # ...one sent after it may not.
+    late = pkt(1)._replace(late=True)
+    both_ways = net.apply(net.encode({"host:h2": h2_got, "host:h1": h1_got, "port:1:1": (late,)}),
+                          SwitchProcessPacket(1, 1))
+    assert not prop.holds(both_ways) and "had exchanged packets both ways" in prop.why(both_ways)
 
 
 def test_one_packet_in_per_flow() -> None:
@@ -123,5 +132,17 @@ def test_monitors_do_not_change_the_state_space_of_a_correct_app() -> None:
     base = verify("route-flow", topology="linear:3", packets=2, properties=[])
     monitored = verify("route-flow", topology="linear:3", packets=2,
                        properties=["no-forwarding-loops", "no-black-holes", "direct-paths",
-                                   "strict-direct-paths", "no-forgotten-packets"])
+                                   "no-forgotten-packets"])
     assert base.stats.counts() == monitored.stats.counts()
+
+
+def test_history_keeping_monitors_add_state_only_when_checked() -> None:
+    """strict-direct-paths marks packets sent after an exchange, one-packet-in-per-flow keeps
+    the flows that caused a packet-in: checking them splits states, so the counts grow."""
+    base = verify("route-flow", topology="linear:3", packets=2, properties=[])
+    for name in ("strict-direct-paths", "one-packet-in-per-flow"):
+        checked = verify("route-flow", topology="linear:3", packets=2, protocol="attendre", properties=[name])
+        plain = verify("route-flow", topology="linear:3", packets=2, protocol="attendre", properties=[])
+        assert checked.ok and checked.stats.transitions >= plain.stats.transitions
+    strict = verify("route-flow", topology="linear:3", packets=2, properties=["strict-direct-paths"])
+    assert strict.ok and strict.stats.counts() == (13203, 4982, 8222, 40) != base.stats.counts()
