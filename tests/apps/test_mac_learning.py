@@ -115,3 +115,12 @@ def test_replier_moves_to_a_new_port_and_announces_itself() -> None:
 def test_unknown_bug() -> None:
     with pytest.raises(AppLoadError, match="unknown mac-learning bug 'nope'"):
         verify("mac-learning", app_options={"bug": "nope"})
+
+
+@pytest.mark.parametrize("protocol", ["openflow", "attendre"])
+@pytest.mark.parametrize("switches,packets", [(1, 3), (1, 4), (2, 3)])
+def test_fixed_app_passes_the_larger_table_ii_cells(protocol: str, switches: int, packets: int) -> None:
+    """With several packets in flight, the order of the two entries decides strict-direct-paths:
+    the direction not yet let through is installed last, so no exchange completes half-installed."""
+    result = verify("mac-learning", topology=f"linear:{switches}", packets=packets, protocol=protocol)
+    assert result.ok and result.complete
