@@ -85,6 +85,7 @@ class Attendre(OpenFlow):
     def __init__(self, net: Any) -> None:
         super().__init__(net)
         self._done_cache: dict[tuple[int, int, MessageSet], tuple[int, int, Any]] = {}
+        self._encap_cache: dict[tuple[int, int], tuple[flowtable.Entry, int]] = {}
 
     def initial_switch_state(self, dpid: int) -> AttendreState:
         return AttendreState()
@@ -148,7 +149,12 @@ class Attendre(OpenFlow):
             tx.note(lambda: f"s{dpid} buffers {packet} at [{entry}]")
             return None
         table_slot = net.slot_table[dpid]
-        tx.put(table_slot, flowtable.put(tx.get(table_slot), entry._replace(encap=None)))
+        key = (tx.s[table_slot], id(entry))
+        cached = self._encap_cache.get(key)
+        if cached is None or cached[0] is not entry:  # the entry is a part of the interned table
+            cached = self._encap_cache[key] = (
+                entry, net._intern[table_slot](flowtable.put(tx.get(table_slot), entry._replace(encap=None))))
+        tx.s[table_slot] = cached[1]
         tx.note(lambda: f"s{dpid} encapsulates the Attendre Command for s{entry.encap.dpid} in {packet.label()}")
         return packet._replace(ac=entry.encap)
 
@@ -171,12 +177,14 @@ class Attendre(OpenFlow):
         if msg.ms is None:
             super().flow_mod(tx, dpid, msg)
             return
-        version = msg.ms.version
-        existing = flowtable.find(tx.get(self.net.slot_table[dpid]), (msg.table_id, msg.priority, msg.match))
-        # A buffer action on the entry belongs to an unfinished set: it stays until that set ends.
-        buffer = existing.buffer if existing is not None else None
-        encap = msg.ac if msg.buffer_id is None else None
-        entry = self.install(tx, dpid, msg, buffer=buffer, encap=encap, version=version)
+        def fields(table: flowtable.Table) -> dict[str, Any]:
+            existing = flowtable.find(table, (msg.table_id, msg.priority, msg.match))
+            # A buffer action on the entry belongs to an unfinished set: it stays until that set ends.
+            return {"buffer": existing.buffer if existing is not None else None,
+                    "encap": msg.ac if msg.buffer_id is None else None,
+                    "version": msg.ms.version}
+
+        entry = self.install(tx, dpid, msg, fields)
         if msg.buffer_id is not None and entry is not None:
             self.release_buffered(tx, dpid, msg.buffer_id, msg.actions, self._encapsulate(msg.ac))
         self.message_done(tx, dpid, msg.ms)

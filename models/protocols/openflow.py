@@ -247,15 +247,16 @@ class OpenFlow:
         else:  # pragma: no cover - the platform only sends the kinds above
             raise TypeError(f"unknown command {msg!r}")
 
-    def install(self, tx: "Tx", dpid: int, msg: FlowMod, **attendre: Any) -> flowtable.Entry | None:
+    def install(self, tx: "Tx", dpid: int, msg: FlowMod,
+                fields: Callable[[flowtable.Table], dict[str, Any]] | None = None) -> flowtable.Entry | None:
         """Apply the table change of flow-mod ``msg``; return the entry it added (None for
-        modify and delete).
+        modify and delete). ``fields(table)`` gives a variant's extra entry fields.
 
         Results are cached per (table, message): the same flow-mod on the same table gives
         the same table, and path installs repeat across interleavings. The message is the
         interned one the command queue held, so its identity stands for its value (the cache
-        keeps it alive and checks it); the Attendre fields are functions of the table and the
-        message, so they need no key of their own.
+        keeps it alive and checks it); ``fields`` depends only on the table and the message,
+        and is only called on a cache miss.
         """
         slot = self.net.slot_table[dpid]
         key = (tx.s[slot], id(msg))
@@ -272,7 +273,8 @@ class OpenFlow:
                                                   strict=msg.command == "delete-strict")
                 entry = None
             else:
-                entry = flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions, **attendre)
+                extra = fields(table) if fields is not None else {}
+                entry = flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions, **extra)
                 table = flowtable.put(table, entry)
             tx.s[slot] = self.net._intern[slot](table)
             self._install_cache[key] = (msg, tx.s[slot], entry)
