@@ -114,11 +114,17 @@ for proto in ("openflow", "openflow-b", "attendre"):
     out[proto] = list(r.stats.counts())
 r = verify("route-flow", topology="linear:3", packets=2, app_options={"bug": "forget-last-hop"})
 out["trace"] = [str(e) for e in r.discoveries[0].trace.events]
+for proto in ("openflow", "attendre"):
+    out["mac-" + proto] = list(verify("mac-learning", topology="linear:2", packets=2, protocol=proto).stats.counts())
+    out["te-" + proto] = list(verify("energy-te", topology="paths:2,3", packets=2, protocol=proto).stats.counts())
+r = verify("mac-learning", topology="linear:1", packets=2, app_options={"bug": "delayed-direct-path"})
+out["mac-trace"] = [str(e) for e in r.discoveries[0].trace.events]
 print(json.dumps(out))
 """
 
 
 def test_same_counts_and_traces_under_any_hash_seed() -> None:
+    """Route-flow, MAC learning (whose state holds sets of strings) and energy TE."""
     outputs = set()
     for seed in ("0", "1", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
