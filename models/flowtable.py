@@ -87,11 +87,6 @@ def put(table: Table, entry: Entry) -> Table:
     return tuple(kept)
 
 
-def remove(table: Table, key: EntryKey) -> Table:
-    """``table`` without the entry with ``key``."""
-    return tuple(e for e in table if e.key != key)
-
-
 def covers(general: Match, specific: Match) -> bool:
     """Whether every packet ``specific`` matches is also matched by ``general``
     (``general``'s fields are a subset of ``specific``'s, with equal values)."""

@@ -73,11 +73,6 @@ class Tx:
         """Store ``value`` in ``slot``."""
         self.s[slot] = self.net._intern[slot](value)
 
-    def head(self, slot: int) -> Any:
-        """The first item of queue ``slot`` (which must not be empty)."""
-        net = self.net
-        return net._items.values[net._queues.values[self.s[slot]][0]]
-
     def pop(self, slot: int) -> Any:
         """Remove and return the first item of queue ``slot``."""
         net = self.net
