@@ -108,9 +108,7 @@ class EnergyTE(App[TEState]):
     default_properties = ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "intended-paths")
 
     def __init__(self, bug: str | None = None, instant_stats: bool = True) -> None:
-        if bug is not None and bug not in BUGS:
-            raise ValueError(f"unknown energy-te bug {bug!r} (known: {', '.join(BUGS)})")
-        self.bug = bug
+        self.bug = self.check_bug(bug, BUGS)
         self.instant_stats = instant_stats
 
     def initial_state(self) -> TEState:

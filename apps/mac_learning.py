@@ -54,9 +54,7 @@ class MacLearning(App[MacState]):
                           "no-stale-routes")
 
     def __init__(self, bug: str | None = None, mobile: bool = True) -> None:
-        if bug is not None and bug not in BUGS:
-            raise ValueError(f"unknown mac-learning bug {bug!r} (known: {', '.join(BUGS)})")
-        self.bug = bug
+        self.bug = self.check_bug(bug, BUGS)
         self.mobile = mobile
 
     def initial_state(self) -> MacState:

@@ -24,9 +24,7 @@ class RouteFlow(App[None]):
     name = "route-flow"
 
     def __init__(self, bug: str | None = None) -> None:
-        if bug is not None and bug not in BUGS:
-            raise ValueError(f"unknown route-flow bug {bug!r} (known: {', '.join(BUGS)})")
-        self.bug = bug
+        self.bug = self.check_bug(bug, BUGS)
 
     def on_packet_in(self, state: None, ev: PacketIn, out: Out) -> None:
         hdr = ev.packet.hdr

@@ -167,6 +167,14 @@ class App(Generic[AS]):
         """Port statistics of a switch arrived (``ev.load`` is one of ``load_classes``)."""
         return state
 
+    @classmethod
+    def check_bug(cls, bug: str | None, known: tuple[str, ...]) -> str | None:
+        """``bug`` if it names one of the ``known`` buggy variants (or is None); otherwise
+        ``ValueError`` naming the app and the known variants (a constructor helper)."""
+        if bug is not None and bug not in known:
+            raise ValueError(f"unknown {cls.name or cls.__name__} bug {bug!r} (known: {', '.join(known)})")
+        return bug
+
     def describe(self) -> str:
         """One line for reports (the class name and its options)."""
         return type(self).__name__

@@ -79,6 +79,12 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+def _check_output(path: Path | None, option: str) -> None:
+    """Fail before a long run if ``path`` cannot be written (its folder does not exist)."""
+    if path is not None and not path.resolve().parent.is_dir():
+        raise InputError(f"cannot write {option} {str(path)!r}: folder {str(path.parent)!r} not found")
+
+
 def _app_options(app_options: tuple[str, ...], bug: str | None) -> dict[str, Any]:
     from nice_attendre.loading import parse_options
 
@@ -115,8 +121,7 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
     from nice_attendre.checker import Limits, dfs
     from nice_attendre.report import json_report, text_report
 
-    if json_path is not None and not json_path.resolve().parent.is_dir():
-        raise InputError(f"cannot write --json {str(json_path)!r}: folder {str(json_path.parent)!r} not found")
+    _check_output(json_path, "--json")
     run = build(app, topology=topology, packets=packets, protocol=protocol,
                 properties=list(properties) or None, app_options=_app_options(app_options, bug),
                 sender=sender, receiver=receiver, count_load=count_load,

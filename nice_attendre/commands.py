@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from nice_attendre.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, _app_options, scenario_options
+from nice_attendre.cli import (EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, _app_options, _check_output,
+                               scenario_options)
 from nice_attendre.errors import InputError
 from nice_attendre.report import table_lines
 
@@ -27,12 +28,6 @@ def _protocol_list(value: str) -> list[str]:
     for name in names:
         protocol_class(name)
     return names
-
-
-def _check_output(path: Path | None, option: str) -> None:
-    """Fail before a long run if ``path`` cannot be written (its folder does not exist)."""
-    if path is not None and not path.resolve().parent.is_dir():
-        raise InputError(f"cannot write {option} {str(path)!r}: folder {str(path.parent)!r} not found")
 
 
 def _write(path: Path, text: str, option: str) -> None:
