@@ -8,7 +8,7 @@ into the messages of the protocol variant, so an app is the same code under ever
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Generic, Sequence, TypeVar
+from typing import Any, ClassVar, Generic, Sequence, TypeVar
 
 from nice_attendre.models.messages import (DEFAULT_PRIORITY, BarrierReply, BufferId, PacketIn,
                                            PortStatsReply)
@@ -64,7 +64,14 @@ class PortStatsRequestRequest:
     dpid: int
 
 
-Request = FlowModRequest | PacketOutRequest | InstallPathRequest | PortStatsRequestRequest
+@dataclass(frozen=True, slots=True)
+class BarrierRequestRequest:
+    dpid: int
+    xid: Any
+
+
+Request = (FlowModRequest | PacketOutRequest | InstallPathRequest | PortStatsRequestRequest
+           | BarrierRequestRequest)
 
 
 class Out:
@@ -121,6 +128,13 @@ class Out:
     def request_port_stats(self, dpid: int) -> None:
         """Ask switch ``dpid`` for its port statistics (answered by ``on_port_stats``)."""
         self.requests.append(PortStatsRequestRequest(dpid))
+
+    def barrier(self, dpid: int, xid: Any = None) -> None:
+        """Send switch ``dpid`` a barrier request: the switch executes every command sent to
+        it before the barrier before any sent after it, then answers with a barrier reply
+        (``on_barrier_reply``, with this ``xid``). Without barriers a switch may execute
+        commands in any order (``--command-order any``)."""
+        self.requests.append(BarrierRequestRequest(dpid, xid))
 
 
 class App(Generic[AS]):

@@ -58,29 +58,35 @@ class SwitchProcessPacket:
 
 @dataclass(frozen=True, slots=True)
 class SwitchProcessCommand:
-    """Switch ``dpid`` processes the head command from the controller.
+    """Switch ``dpid`` processes a command from the controller: the head one by default.
 
-    With a multi-threaded controller the commands of different handler calls race: ``batch``
-    picks which call's next command the switch processes (see ``Options.controller_threads``).
+    With a threaded controller the commands of different handler calls race: ``batch`` picks
+    which call's commands the switch takes from; with ``any`` command order, ``pick`` is the
+    position, in that batch, of the command taken (see :mod:`nice_attendre.models.channels`).
     """
 
     dpid: int
     batch: int = 0
+    pick: int = 0
     rank: ClassVar[int] = 4
 
     def __str__(self) -> str:
-        return f"s{self.dpid} processes a command" + (f" (batch {self.batch})" if self.batch else "")
+        which = [f"batch {self.batch}"] if self.batch else []
+        which += [f"command {self.pick}"] if self.pick else []
+        return f"s{self.dpid} processes a command" + (f" ({', '.join(which)})" if which else "")
 
 
 @dataclass(frozen=True, slots=True)
 class ControllerHandle:
-    """The controller handles the head message from switch ``dpid``."""
+    """The controller handles a message from switch ``dpid``: the head one, or with a
+    threaded controller message ``pick`` of the (sorted) waiting messages."""
 
     dpid: int
+    pick: int = 0
     rank: ClassVar[int] = 5
 
     def __str__(self) -> str:
-        return f"controller handles a message from s{self.dpid}"
+        return f"controller handles a message from s{self.dpid}" + (f" (message {self.pick})" if self.pick else "")
 
 
 @dataclass(frozen=True, slots=True)

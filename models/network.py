@@ -30,6 +30,7 @@ from nice_attendre.models.events import (ControllerHandle, ControllerStats, Even
                                          HostReceive, HostSend, SwitchProcessCommand,
                                          SwitchProcessPacket)
 from nice_attendre.models import flowtable
+from nice_attendre.models.channels import Channels, check_command_order, describe_semantics
 from nice_attendre.models.intern import Interner
 from nice_attendre.models.packet import BROADCAST, Header, Packet
 from nice_attendre.models.scenario import HostState, Scenario, reply_to
@@ -63,7 +64,7 @@ class Tx:
         self.net = net
         self.s = list(state)
         self.notes = notes
-        self.outbox: dict[int, list[Any]] | None = None  # a threaded controller's commands, per switch
+        self.outbox: dict[int, list[Any]] | None = None  # one handler call's commands, per switch
 
     def get(self, slot: int) -> Any:
         """The value in ``slot``."""
@@ -120,20 +121,26 @@ class Options:
       space: states that differ only in their counts are distinct);
     * ``instant_stats``: port statistics requests are answered at once by the controller
       (NICE's InstantStats): one event per load class instead of a round trip;
-    * ``controller_threads``: above 1, the controller handles messages in parallel threads,
-      so the commands of different handler calls race on the way to a switch (the paper's
-      type-3 race); those of one call keep their order. The number of threads is not
-      bounded otherwise: any calls may race.
+    * ``command_order``: ``"fifo"`` (a switch executes commands in arrival order: the
+      paper's and NICE's assumption) or ``"any"`` (in any order no barrier forbids, as
+      OpenFlow allows); see :mod:`nice_attendre.models.channels`;
+    * ``threaded_controller``: handler calls race (any number in flight): the commands of
+      different calls interleave at a switch (the paper's type-3 race) and the messages of
+      one switch may be handled in any order.
     """
 
     monitors: frozenset[str] = frozenset()
     count_load: bool = False
     instant_stats: bool = False
-    controller_threads: int = 1
+    command_order: str = "fifo"
+    threaded_controller: bool = False
 
     def __post_init__(self) -> None:
-        if self.controller_threads < 1:
-            raise InputError(f"controller_threads must be at least 1, got {self.controller_threads}")
+        check_command_order(self.command_order)
+
+    def describe_channels(self) -> str:
+        """The channel semantics, one line (every report prints it)."""
+        return describe_semantics(self.command_order, self.threaded_controller)
 
 
 class Network:
@@ -167,8 +174,8 @@ class Network:
             HostReceive: self._host_receive,
             HostMove: self._host_move,
             SwitchProcessPacket: lambda tx, ev: self.protocol.switch_packet(tx, ev.dpid, ev.port),
-            SwitchProcessCommand: lambda tx, ev: self.protocol.switch_command(tx, ev.dpid, ev.batch),
-            ControllerHandle: lambda tx, ev: self.protocol.controller_handle(tx, ev.dpid),
+            SwitchProcessCommand: lambda tx, ev: self.protocol.switch_command(tx, ev.dpid, ev.batch, ev.pick),
+            ControllerHandle: lambda tx, ev: self.protocol.controller_handle(tx, ev.dpid, ev.pick),
             ControllerStats: lambda tx, ev: self.protocol.controller_stats(tx, ev.dpid, ev.load),
         }
         self._initial = self._make_initial()
@@ -222,16 +229,22 @@ class Network:
                                for d in topo.switches for p in topo.ports[d])
         command_sources = tuple((self.slot_cmdq[d], SwitchProcessCommand(d)) for d in topo.switches)
         controller_sources = tuple((self.slot_ctrlq[d], ControllerHandle(d)) for d in topo.switches)
-        self.threaded = self.options.controller_threads > 1
-        if self.threaded:  # command queues hold batches: one event per distinct batch
-            self._switch_sources = packet_sources
-            self._batched = tuple((self.slot_cmdq[d], d) for d in topo.switches)
-            self._controller_sources = controller_sources
+        self.threaded = self.options.threaded_controller
+        self.channels = Channels(self, self.options.command_order, self.threaded)
+        # Event sources whose events are fixed (one per non-empty slot) come first, in enabled()
+        # order; the channels enumerate the others per channel value.
+        self._switch_sources = packet_sources
+        self._dynamic_commands: tuple[tuple[int, int], ...] = ()
+        self._dynamic_handles: tuple[tuple[int, int], ...] = ()
+        if self.channels.batched:
+            self._dynamic_commands = tuple((self.slot_cmdq[d], d) for d in topo.switches)
         else:
-            self._switch_sources = packet_sources + command_sources + controller_sources
-            self._batched = ()
-            self._controller_sources = ()
-        self._batch_events: dict[tuple[int, int], tuple[SwitchProcessCommand, ...]] = {}
+            self._switch_sources += command_sources
+        if self.threaded:
+            self._dynamic_handles = tuple((self.slot_ctrlq[d], d) for d in topo.switches)
+        elif not self._dynamic_commands:
+            self._switch_sources += controller_sources
+        self._late_controller_sources = controller_sources if self._dynamic_commands and not self.threaded else ()
 
     def _make_initial(self) -> tuple[int, ...]:
         topo = self.topology
@@ -282,13 +295,19 @@ class Network:
         for slot, event in self._switch_sources:
             if state[slot]:
                 events.append(event)
-        if self._batched:
-            for slot, dpid in self._batched:
+        if self._dynamic_commands:
+            channels = self.channels
+            for slot, dpid in self._dynamic_commands:
                 if state[slot]:
-                    events.extend(self._command_events(dpid, state[slot]))
-            for slot, event in self._controller_sources:
+                    events.extend(channels.command_events(dpid, state[slot]))
+            for slot, event in self._late_controller_sources:
                 if state[slot]:
                     events.append(event)
+        if self._dynamic_handles:
+            channels = self.channels
+            for slot, dpid in self._dynamic_handles:
+                if state[slot]:
+                    events.extend(channels.handle_events(dpid, state[slot]))
         extra = self.protocol.extra_events(state)
         if extra:
             events.extend(extra)
@@ -312,46 +331,21 @@ class Network:
 
     # ---- command channels --------------------------------------------------------------
 
-    def _command_events(self, dpid: int, value: int) -> tuple[SwitchProcessCommand, ...]:
-        """Threaded controller: one event per distinct batch waiting at switch ``dpid``."""
-        key = (dpid, value)
-        cached = self._batch_events.get(key)
-        if cached is None:
-            batches = self._queues.values[value]
-            cached = self._batch_events[key] = tuple(
-                SwitchProcessCommand(dpid, index) for index, batch in enumerate(batches)
-                if batch not in batches[:index])
-        return cached
-
     def send_commands(self, tx: Tx, dpid: int, messages: Sequence[Any]) -> None:
-        """Queue ``messages`` (one handler call's commands, in order) to switch ``dpid``.
+        """Queue ``messages`` (one handler call's commands to switch ``dpid``, in order)."""
+        self.channels.send(tx, dpid, messages)
 
-        With one controller thread the channel is one FIFO; with several, the call's
-        commands form a batch that races with other calls' batches. Batches are kept
-        sorted, so the channel's state does not depend on the order they were sent in.
-        """
-        slot = self.slot_cmdq[dpid]
-        if not self.threaded:
-            for message in messages:
-                tx.push(slot, message)
-            return
-        queues = self._queues
-        batch = tuple(self._items.intern(message) for message in messages)
-        tx.s[slot] = queues.intern(tuple(sorted(queues.values[tx.s[slot]] + (batch,))))  # type: ignore[arg-type]
+    def take_command(self, tx: Tx, dpid: int, batch: int = 0, pick: int = 0) -> Any:
+        """Remove and return the command the event (``batch``, ``pick``) names at ``dpid``."""
+        return self.channels.take(tx, dpid, batch, pick)
 
-    def take_command(self, tx: Tx, dpid: int, batch: int) -> Any:
-        """Remove and return the next command of ``batch`` at switch ``dpid`` (0 when FIFO)."""
-        slot = self.slot_cmdq[dpid]
-        if not self.threaded:
-            return tx.pop(slot)
-        queues = self._queues
-        batches = queues.values[tx.s[slot]]
-        chosen = batches[batch]
-        rest = batches[:batch] + batches[batch + 1:]
-        if len(chosen) > 1:  # type: ignore[arg-type]
-            rest = tuple(sorted(rest + (chosen[1:],)))  # type: ignore[index, operator]
-        tx.s[slot] = queues.intern(rest)
-        return self._items.values[chosen[0]]  # type: ignore[index]
+    def to_controller(self, tx: Tx, dpid: int, message: Any) -> None:
+        """Switch ``dpid`` sends ``message`` to the controller."""
+        self.channels.to_controller(tx, dpid, message)
+
+    def from_switch(self, tx: Tx, dpid: int, pick: int = 0) -> Any:
+        """The controller takes message ``pick`` (the head unless threaded) from ``dpid``."""
+        return self.channels.from_switch(tx, dpid, pick)
 
     # ---- hosts -------------------------------------------------------------------------
 
@@ -477,8 +471,8 @@ class Network:
         slot = self.slot_index[name]
         value = self._values[slot][state[slot]]
         if self._slot_interners[slot] is self._queues:
-            if self.threaded and name.startswith("cmdq:"):
-                return tuple(tuple(self._items.values[i] for i in batch) for batch in value)
+            if name.startswith("cmdq:"):
+                return self.channels.decode_commands(value)
             return tuple(self._items.values[i] for i in value)
         return value
 
@@ -487,16 +481,18 @@ class Network:
         return {name: self.value(state, name) for name in self.slot_names}
 
     def encode(self, values: Mapping[str, Any], base: Sequence[int] | None = None) -> tuple[int, ...]:
-        """A state with the named slots set to ``values`` (queues given as tuples of items; a
-        threaded controller's command queues as tuples of batches of items), the others taken
-        from ``base`` (default: the initial state)."""
+        """A state with the named slots set to ``values`` (queues given as tuples of items;
+        batched command channels as tuples of batches of items), the others taken from
+        ``base`` (default: the initial state)."""
         state = list(self._initial if base is None else base)
         for name, value in values.items():
             if name not in self.slot_index:
                 raise KeyError(f"no slot {name!r}")
             slot = self.slot_index[name]
-            if self.threaded and name.startswith("cmdq:"):
-                value = tuple(sorted(tuple(self._items.intern(item) for item in batch) for batch in value))
+            if name.startswith("cmdq:"):
+                value = self.channels.encode_commands(value)
+            elif name.startswith("ctrlq:"):
+                value = self.channels.encode_messages(value)
             elif self._slot_interners[slot] is self._queues:
                 value = tuple(self._items.intern(item) for item in value)
             state[slot] = self._intern[slot](value)

@@ -28,7 +28,8 @@ class Run:
 def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "openflow",
           properties: Sequence[str] | None = None, app_options: Mapping[str, Any] | None = None,
           sender: str | None = None, receiver: str | None = None, count_load: bool = False,
-          instant_stats: bool | None = None, controller_threads: int = 1) -> Run:
+          instant_stats: bool | None = None, threaded_controller: bool = False,
+          command_order: str = "fifo") -> Run:
     """Build the network and properties for one verification (see :func:`verify`)."""
     from nice_attendre import properties as registry
     from nice_attendre.loading import load_app
@@ -47,7 +48,8 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
     if instant_stats is None:
         instant_stats = getattr(app_obj, "instant_stats", False)
     options = Options(monitors=registry.monitors_for(names), count_load=count_load,
-                      instant_stats=bool(instant_stats), controller_threads=controller_threads)
+                      instant_stats=bool(instant_stats), threaded_controller=bool(threaded_controller),
+                      command_order=command_order)
     scenario = app_obj.scenario(topo, packets, sender, receiver)
     net = Network(scenario, app_obj, protocol, options)
     metrics: tuple[Metric, ...] = ()
@@ -65,7 +67,8 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
            max_transitions: int | None = None, max_states: int | None = None,
            max_depth: int | None = None, max_seconds: float | None = None,
            keep_going: bool = False, fingerprint: bool = False, count_load: bool = False,
-           instant_stats: bool | None = None, controller_threads: int = 1,
+           instant_stats: bool | None = None, threaded_controller: bool = False,
+           command_order: str = "fifo",
            progress: ProgressCallback | None = None) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
@@ -77,14 +80,16 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
     names (default: :data:`nice_attendre.properties.DEFAULT_PROPERTIES`); ``app-exception``
     is always checked. Limits and ``keep_going`` as for :func:`nice_attendre.dfs`;
     ``count_load`` adds control-plane counters to the state and reports their min/max per
-    complete execution in ``result.metrics``. ``controller_threads`` above 1 lets the
-    commands of different controller handler calls race (type-3 races).
+    complete execution in ``result.metrics``. ``threaded_controller`` lets controller
+    handler calls race (type-3 races); ``command_order="any"`` lets a switch execute pending
+    commands in any order no barrier forbids (see :mod:`nice_attendre.models.channels`).
 
     Raises :class:`~nice_attendre.errors.InputError` (or a subclass) for bad input.
     """
     run = build(app, topology=topology, packets=packets, protocol=protocol, properties=properties,
                 app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
-                instant_stats=instant_stats, controller_threads=controller_threads)
+                instant_stats=instant_stats, threaded_controller=threaded_controller,
+                command_order=command_order)
     limits = Limits(max_transitions, max_states, max_depth, max_seconds)
     result = dfs(run.network, run.properties, limits=limits, keep_going=keep_going,
                  fingerprint=fingerprint, metrics=run.metrics, progress=progress)

@@ -66,9 +66,13 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Do not expand beyond depth N."),
         click.option("--max-seconds", type=click.FloatRange(min=0), default=None, metavar="S",
                      help="Stop after S seconds (the counts so far are printed, marked INCOMPLETE)."),
-        click.option("--controller-threads", default=1, show_default=True, type=click.IntRange(min=1),
-                     metavar="N", help="Above 1, the commands of different controller handler calls race "
-                                       "(type-3 races)."),
+        click.option("--threaded-controller", is_flag=True,
+                     help="Controller handler calls race, any number in flight (a superset of every fixed "
+                          "thread count): their commands interleave at each switch (type-3 races) and one "
+                          "switch's messages may be handled in any order."),
+        click.option("--command-order", type=click.Choice(["fifo", "any"]), default="fifo", show_default=True,
+                     help="fifo: a switch executes commands in arrival order (the paper's and NICE's "
+                          "assumption); any: in any order no barrier forbids, as OpenFlow allows."),
         click.option("--keep-going", is_flag=True, help="Report every violation, not only the first."),
         click.option("--fingerprint", is_flag=True, help="Store 64-bit state hashes instead of states (less memory)."),
         click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -109,8 +113,8 @@ def _progress() -> Any:
 def verify(app: str, topology: str | None, packets: int, sender: str | None, receiver: str | None,
            properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
            max_transitions: int | None, max_states: int | None, max_depth: int | None,
-           max_seconds: float | None, controller_threads: int, keep_going: bool, fingerprint: bool,
-           json_path: Path | None, protocol: str, count_load: bool) -> None:
+           max_seconds: float | None, threaded_controller: bool, command_order: str, keep_going: bool,
+           fingerprint: bool, json_path: Path | None, protocol: str, count_load: bool) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
@@ -125,7 +129,7 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
     run = build(app, topology=topology, packets=packets, protocol=protocol,
                 properties=list(properties) or None, app_options=_app_options(app_options, bug),
                 sender=sender, receiver=receiver, count_load=count_load,
-                controller_threads=controller_threads)
+                threaded_controller=threaded_controller, command_order=command_order)
     net = run.network
     progress = _progress()
     result = dfs(net, run.properties, limits=Limits(max_transitions, max_states, max_depth, max_seconds),
@@ -133,13 +137,15 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
     if progress is not None:
         progress.clear()
     narrate = _narrator(net)
-    threads = f", {controller_threads} controller threads (commands of different calls race)" if net.threaded else ""
-    header = [("app", net.app.describe()), ("protocol", net.protocol.name + threads),
+    header = [("app", net.app.describe()), ("protocol", net.protocol.name),
+              ("channels", net.options.describe_channels()),
               ("topology", net.topology.describe()), ("traffic", net.scenario.describe()),
               ("properties", ", ".join(p.name for p in run.properties))]
     click.echo(text_report(result, header, narrate))
     if json_path is not None:
         data = json_report(result, {"app": net.app.describe(), "protocol": net.protocol.name,
+                                    "command_order": net.options.command_order,
+                                    "threaded_controller": net.threaded,
                                     "topology": net.topology.name, "packets": packets,
                                     "properties": [p.name for p in run.properties]}, narrate)
         try:

@@ -64,7 +64,8 @@ def _ratio_text(base: Any, row: Any) -> str:
 def compare(app: str, topology: str | None, packets: int, sender: str | None, receiver: str | None,
             properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
             max_transitions: int | None, max_states: int | None, max_depth: int | None,
-            max_seconds: float | None, controller_threads: int, keep_going: bool, fingerprint: bool,
+            max_seconds: float | None, threaded_controller: bool, command_order: str, keep_going: bool,
+            fingerprint: bool,
             json_path: Path | None, protocols: str, load: bool) -> None:
     """Verify APP under several protocols and compare the state spaces side by side."""
     from nice_attendre.compare import LOAD_NOTE, compare as run_compare, ratio
@@ -76,13 +77,13 @@ def compare(app: str, topology: str | None, packets: int, sender: str | None, re
                        receiver=receiver, properties=list(properties) or None,
                        app_options=_app_options(app_options, bug), max_transitions=max_transitions,
                        max_states=max_states, max_depth=max_depth, max_seconds=max_seconds,
-                       keep_going=keep_going, fingerprint=fingerprint, controller_threads=controller_threads)
+                       keep_going=keep_going, fingerprint=fingerprint, threaded_controller=threaded_controller,
+                       command_order=command_order)
     net = rows[0].result.system
     click.echo(f"  app          {net.app.describe()}")
     click.echo(f"  topology     {net.topology.describe()}")
     click.echo(f"  traffic      {net.scenario.describe()}")
-    if controller_threads > 1:
-        click.echo(f"  controller   {controller_threads} threads: commands of different handler calls race")
+    click.echo(f"  channels     {net.options.describe_channels()}")
     click.echo("")
     base = rows[0]
     header = ["protocol", "transitions", "unique states", "revisits", "max depth", "time (s)",
@@ -116,6 +117,7 @@ def compare(app: str, topology: str | None, packets: int, sender: str | None, re
         from nice_attendre.report import json_report
 
         data = {"app": net.app.describe(), "topology": net.topology.name, "packets": packets,
+                "command_order": command_order, "threaded_controller": threaded_controller,
                 "protocols": [
                     {**json_report(row.result, {"protocol": row.protocol}, None),
                      "ratio_to_first": ratio(base.transitions, row.transitions),

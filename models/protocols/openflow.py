@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from nice_attendre.models import flowtable
-from nice_attendre.models.app import (FlowModRequest, InstallPathRequest, Out, PacketOutRequest,
-                                      PortStatsRequestRequest, Request)
+from nice_attendre.models.app import (BarrierRequestRequest, FlowModRequest, InstallPathRequest, Out,
+                                      PacketOutRequest, PortStatsRequestRequest, Request)
 from nice_attendre.models.events import ControllerStats
 from nice_attendre.models.messages import (TABLE, BarrierReply, BarrierRequest, BufferId, FlowMod,
                                            PacketIn, PacketOut, PortStatsReply, PortStatsRequest)
@@ -197,7 +197,7 @@ class OpenFlow:
         if self.monitors:
             self._watch_packet_in(tx, msg)
         tx.count(PACKET_INS)
-        tx.push(net.slot_ctrlq[msg.dpid], msg)
+        net.to_controller(tx, msg.dpid, msg)
 
     def _watch_packet_in(self, tx: "Tx", msg: PacketIn) -> None:
         """The packet-in monitors. A packet-in for a copy of a packet its destination already
@@ -227,11 +227,11 @@ class OpenFlow:
 
     # ---- commands ----------------------------------------------------------------------
 
-    def switch_command(self, tx: "Tx", dpid: int, batch: int = 0) -> None:
-        """Switch ``dpid`` processes the head command from the controller (of ``batch``, when
-        the controller is multi-threaded)."""
+    def switch_command(self, tx: "Tx", dpid: int, batch: int = 0, pick: int = 0) -> None:
+        """Switch ``dpid`` processes a command from the controller: the head one, or the one
+        the event names (``batch``, ``pick``) under a threaded controller or ``any`` order."""
         net = self.net
-        msg = net.take_command(tx, dpid, batch)
+        msg = net.take_command(tx, dpid, batch, pick)
         kind = type(msg)
         if kind is FlowMod:
             self.flow_mod(tx, dpid, msg)
@@ -240,10 +240,10 @@ class OpenFlow:
         elif kind is BarrierRequest:
             tx.note(lambda: f"s{dpid} processes a barrier request and answers")
             tx.count(BARRIERS)
-            tx.push(net.slot_ctrlq[dpid], BarrierReply(dpid, msg.xid))
+            net.to_controller(tx, dpid, BarrierReply(dpid, msg.xid))
         elif kind is PortStatsRequest:
             tx.note(lambda: f"s{dpid} answers a port statistics request")
-            tx.push(net.slot_ctrlq[dpid], PortStatsReply(dpid, "", msg.xid))
+            net.to_controller(tx, dpid, PortStatsReply(dpid, "", msg.xid))
         else:  # pragma: no cover - the platform only sends the kinds above
             raise TypeError(f"unknown command {msg!r}")
 
@@ -315,9 +315,10 @@ class OpenFlow:
 
     # ---- controller platform -----------------------------------------------------------
 
-    def controller_handle(self, tx: "Tx", dpid: int) -> None:
-        """The controller handles the head message from switch ``dpid``."""
-        msg = tx.pop(self.net.slot_ctrlq[dpid])
+    def controller_handle(self, tx: "Tx", dpid: int, pick: int = 0) -> None:
+        """The controller handles a message from switch ``dpid`` (the head one, or ``pick``
+        under a threaded controller)."""
+        msg = self.net.from_switch(tx, dpid, pick)
         kind = type(msg)
         if kind is PacketIn:
             self.run_app(tx, "on_packet_in", lambda app, state, out: app.on_packet_in(state, msg, out),
@@ -330,8 +331,14 @@ class OpenFlow:
             tx.put(self.net.slot_platform, platform._replace(stats=tuple(sorted(platform.stats + (dpid,)))))
 
     def barrier_reply(self, tx: "Tx", msg: BarrierReply) -> None:
-        """A barrier reply reaches the platform: the app gets it."""
-        self.run_app(tx, "on_barrier_reply", lambda app, state, out: app.on_barrier_reply(state, msg, out),
+        """A barrier reply reaches the platform: the app gets it for its own barrier requests
+        (with the xid it gave); the platform's own barriers (OpenFlow-B) stop here."""
+        origin, xid = msg.xid if isinstance(msg.xid, tuple) and len(msg.xid) == 2 else (None, None)
+        if origin != "app":
+            tx.note(lambda: f"controller: {msg} for a barrier the app did not send; ignored")
+            return
+        reply = BarrierReply(msg.dpid, xid)
+        self.run_app(tx, "on_barrier_reply", lambda app, state, out: app.on_barrier_reply(state, reply, out),
                      str(msg), None)
 
     def extra_events(self, state: tuple[int, ...]) -> tuple[ControllerStats, ...]:
@@ -397,6 +404,8 @@ class OpenFlow:
             return PacketOut(request.actions, request.buffer_id, request.in_port, request.packet)
         if kind is PortStatsRequestRequest:
             return PortStatsRequest()
+        if kind is BarrierRequestRequest:
+            return BarrierRequest(("app", request.xid))
         raise TypeError(f"no single message for {request!r}")
 
     def send(self, tx: "Tx", dpid: int, msg: Any) -> None:
@@ -419,15 +428,13 @@ class OpenFlow:
         elif kind is BarrierRequest:
             tx.count(BARRIERS)
         tx.note(lambda: f"controller sends {msg} to s{dpid}")
-        if net.threaded:
-            if tx.outbox is None:
-                tx.outbox = {}
-            tx.outbox.setdefault(dpid, []).append(msg)
-        else:
-            tx.push(slot, msg)
+        if tx.outbox is None:
+            tx.outbox = {}
+        tx.outbox.setdefault(dpid, []).append(msg)
 
     def flush(self, tx: "Tx") -> None:
-        """End of a handler call: a threaded controller's commands leave, one batch per switch."""
+        """End of a handler call: its commands enter the switches' channels, one piece per
+        switch (a batch, with a threaded controller)."""
         if tx.outbox:
             for dpid in sorted(tx.outbox):
                 self.net.send_commands(tx, dpid, tx.outbox[dpid])

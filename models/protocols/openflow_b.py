@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from nice_attendre.models.app import InstallPathRequest, Request
 from nice_attendre.models.messages import BarrierReply, BarrierRequest, FlowMod, PacketIn
+from nice_attendre.models.order import sorted_values
 from nice_attendre.models.protocols.openflow import OpenFlow, PlatformState
 
 if TYPE_CHECKING:
@@ -22,8 +23,8 @@ if TYPE_CHECKING:
 class Held(NamedTuple):
     """Messages for switch ``dpid`` held until barrier replies from ``waiting`` arrive.
 
-    ``xid`` names the path install (its first switch and buffer id, or first match): an
-    identity, not a counter.
+    ``xid`` names the path install (``("openflow-b", first switch, its buffer id or match)``):
+    an identity, not a counter; the tag keeps it apart from the app's own barriers.
     """
 
     xid: tuple[Any, ...]
@@ -44,7 +45,7 @@ class OpenFlowB(OpenFlow):
                 super().dispatch(tx, [request], context)
                 continue
             first = request.hops[0]
-            xid = (first.dpid, request.buffer_id if request.buffer_id is not None else repr(first.match))
+            xid = ("openflow-b", (first.dpid, request.buffer_id if request.buffer_id is not None else first.match))
             following = request.hops[1:]
             for hop in following:
                 self.send(tx, hop.dpid, FlowMod(hop.match, hop.actions, request.priority, hop.table_id))
@@ -53,7 +54,7 @@ class OpenFlowB(OpenFlow):
             platform: PlatformState = tx.get(self.net.slot_platform)
             waiting = tuple(sorted({hop.dpid for hop in following}))
             held = Held(xid, waiting, first.dpid, (held_msg,))
-            tx.put(self.net.slot_platform, platform._replace(held=tuple(sorted(platform.held + (held,)))))
+            tx.put(self.net.slot_platform, platform._replace(held=sorted_values(platform.held + (held,))))
             tx.note(lambda: f"controller holds {held_msg} for s{first.dpid} until barrier replies from "
                     + ", ".join(f"s{d}" for d in waiting))
 
@@ -65,7 +66,7 @@ class OpenFlowB(OpenFlow):
                 waiting = tuple(d for d in held.waiting if d != msg.dpid)
                 rest = platform.held[:index] + platform.held[index + 1:]
                 if waiting:
-                    rest = tuple(sorted(rest + (held._replace(waiting=waiting),)))
+                    rest = sorted_values(rest + (held._replace(waiting=waiting),))
                     tx.put(self.net.slot_platform, platform._replace(held=rest))
                     tx.note(lambda: f"controller: barrier reply from s{msg.dpid}; still waiting for "
                             + ", ".join(f"s{d}" for d in waiting))

@@ -68,9 +68,10 @@ def test_pinned_run_prints_its_counts(pinned: tuple[Result, dict]) -> None:
     result, _ = pinned
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[:5] == [
+    assert lines[:6] == [
         "  app            route-flow",
         "  protocol       openflow",
+        "  channels       fifo: switches run commands in arrival order; single-threaded controller",
         "  topology       linear:3 (3 switches, hosts h1, h2)",
         "  traffic        h1 sends 2 packets to h2; h2 answers each",
         "  properties     no-forwarding-loops, no-black-holes, no-forgotten-packets, direct-paths, app-exception",

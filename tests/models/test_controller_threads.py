@@ -19,7 +19,7 @@ from nice_attendre.trace import Trace
 
 def network(protocol: str = "openflow", topology: str = "linear:2", packets: int = 1) -> Network:
     return Network(Scenario.ping(load_topology(topology), packets), RouteFlow(), protocol,
-                   Options(controller_threads=2))
+                   Options(threaded_controller=True))
 
 
 def test_type_3_race_commands_of_two_packet_ins_reach_a_switch_in_either_order() -> None:
@@ -49,11 +49,11 @@ def test_commands_of_one_call_keep_their_order() -> None:
         SwitchProcessCommand(2, 0)]
 
 
-THREADED = {  # (protocol, switches, packets) -> counts with 2 controller threads
-    ("openflow", 1, 2): (138, 89, 50, 18),
+THREADED = {  # (protocol, switches, packets) -> counts with a threaded controller
+    ("openflow", 1, 2): (170, 105, 66, 18),
     ("openflow", 2, 1): (68, 41, 28, 16),
-    ("openflow", 2, 2): (4158, 1468, 2691, 30),
-    ("openflow-b", 2, 2): (592, 336, 257, 34),
+    ("openflow", 2, 2): (4740, 1644, 3097, 30),
+    ("openflow-b", 2, 2): (658, 364, 295, 34),
 }
 
 
@@ -61,7 +61,7 @@ THREADED = {  # (protocol, switches, packets) -> counts with 2 controller thread
 def test_type_3_races_grow_openflow(protocol: str, switches: int, packets: int) -> None:
     single = verify("route-flow", topology=f"linear:{switches}", packets=packets, protocol=protocol)
     threaded = verify("route-flow", topology=f"linear:{switches}", packets=packets, protocol=protocol,
-                      controller_threads=2)
+                      threaded_controller=True)
     assert threaded.ok and threaded.complete
     assert threaded.stats.counts() == THREADED[(protocol, switches, packets)]
     assert threaded.stats.transitions > single.stats.transitions
@@ -72,12 +72,12 @@ def test_attendre_has_no_type_3_race(switches: int, packets: int) -> None:
     """One packet-in per flow: no two calls ever send commands for one flow to one switch."""
     single = verify("route-flow", topology=f"linear:{switches}", packets=packets, protocol="attendre")
     threaded = verify("route-flow", topology=f"linear:{switches}", packets=packets, protocol="attendre",
-                      controller_threads=2, properties=["one-packet-in-per-flow", "no-forgotten-packets"])
+                      threaded_controller=True, properties=["one-packet-in-per-flow", "no-forgotten-packets"])
     assert threaded.ok and threaded.stats.counts() == single.stats.counts()
 
 
 def test_at_most_one_batch_per_switch_under_attendre() -> None:
-    net = Network(Scenario.ping(load_topology("linear:3"), 2), RouteFlow(), "attendre", Options(controller_threads=2))
+    net = Network(Scenario.ping(load_topology("linear:3"), 2), RouteFlow(), "attendre", Options(threaded_controller=True))
 
     def one_batch(state: tuple[int, ...]) -> bool:
         return all(len(net.value(state, f"cmdq:{d}")) <= 1 for d in (1, 2, 3))
@@ -85,6 +85,6 @@ def test_at_most_one_batch_per_switch_under_attendre() -> None:
     assert dfs(net, [Property.always("one batch", one_batch)]).ok
 
 
-def test_threads_must_be_positive() -> None:
-    with pytest.raises(InputError, match="controller_threads must be at least 1"):
-        Options(controller_threads=0)
+def test_unknown_command_order_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="unknown command order 'lifo'"):
+        Options(command_order="lifo")
