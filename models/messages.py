@@ -27,15 +27,15 @@ class MessageSet(NamedTuple):
     """Attendre: a message set's version and its size at one switch.
 
     The version is the identity of the packet-in the set answers (its switch and buffer
-    id), never a counter. ``expect_ac`` tells the switch that an Attendre Command for this
-    set will also reach it through the data plane, so it must remember the finished set
-    until then (to ignore that late command, Fig. 5 line 4); otherwise it forgets the set
-    as soon as it is finished.
+    id), never a counter. ``acs`` is how many Attendre Commands for this set will also reach
+    the switch through the data plane (one per path of the set that passes through it after
+    another hop): the switch remembers a finished set until that many have come (to ignore
+    them, Fig. 5 line 4), and forgets it then, or at once when none is due.
     """
 
     version: tuple[Any, ...]
     size: int
-    expect_ac: bool = False
+    acs: int = 0
 
 
 # ---- switch -> controller ------------------------------------------------------------

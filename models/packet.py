@@ -40,7 +40,9 @@ class AttendreCommand(NamedTuple):
     """An Attendre Command (paper IV.C): tells switch ``dpid`` to buffer a flow.
 
     ``match``/``priority``/``table_id`` name the entry the controller will install at
-    ``dpid``; ``version``/``size`` identify the message set and its size at ``dpid``.
+    ``dpid``; ``version``/``size`` identify the message set and its size at ``dpid``;
+    ``acs`` is how many Attendre Commands of the set reach ``dpid`` in all (see
+    :class:`~nice_attendre.models.messages.MessageSet`).
     """
 
     dpid: int
@@ -49,6 +51,7 @@ class AttendreCommand(NamedTuple):
     table_id: int
     version: tuple[Any, ...]
     size: int
+    acs: int = 1
 
 
 class Packet(NamedTuple):

@@ -13,9 +13,11 @@ match. Packets hitting a buffer action wait at the switch. (Figs. 6, 7): after p
 the last message of a set, the switch removes the set's buffer actions and re-matches the
 waiting packets in arrival order, from the table of their buffer entry.
 
-Bookkeeping never outlives its use: a finished set is forgotten at once unless its AC is
-still to come (then when it comes); an entry carries its set's version only while the set
-is unfinished. So states that behave alike are equal (DESIGN.md section 3).
+Bookkeeping never outlives its use: a finished set is forgotten at once unless some of its
+ACs are still to come (then when the last one comes: a set may send a switch several ACs,
+one per path through it, so the switch counts them); an entry carries its set's version
+only while the set is unfinished. So states that behave alike are equal (DESIGN.md
+section 3).
 """
 from __future__ import annotations
 
@@ -36,13 +38,13 @@ Version = tuple[Any, ...]
 class SetProgress(NamedTuple):
     """How far a switch is through message set ``version`` of ``size`` messages.
 
-    ``expect_ac``: the set's Attendre Command has not reached this switch yet.
+    ``acs_due``: how many of the set's Attendre Commands have not reached this switch yet.
     """
 
     version: Version
     size: int
     processed: int
-    expect_ac: bool
+    acs_due: int
 
     @property
     def finished(self) -> bool:
@@ -107,13 +109,14 @@ class Attendre(OpenFlow):
         ext: AttendreState = tx.get(ext_slot)
         record = ext.progress(ac.version)
         if record is not None and record.finished:
-            # Line 4: every message of the set is processed; the AC is stale. It was the last
-            # thing that could still name the set here, so the set is forgotten.
-            tx.put(ext_slot, ext.with_progress(None, ac.version))
+            # Line 4: every message of the set is processed; the AC is stale. Once the last AC
+            # due has come, nothing can name the set here any more, so it is forgotten.
+            due = record.acs_due - 1
+            tx.put(ext_slot, ext.with_progress(record._replace(acs_due=due) if due > 0 else None, ac.version))
             tx.note(lambda: f"s{dpid} ignores the Attendre Command of {packet.label()}: its message set is finished")
             return packet
-        record = (SetProgress(ac.version, ac.size, 0, False) if record is None
-                  else record._replace(expect_ac=False))
+        record = (SetProgress(ac.version, ac.size, 0, ac.acs - 1) if record is None
+                  else record._replace(acs_due=record.acs_due - 1))
         tx.put(ext_slot, ext.with_progress(record, ac.version))
         table_slot = net.slot_table[dpid]
         table = tx.get(table_slot)
@@ -235,7 +238,7 @@ class Attendre(OpenFlow):
         """(table id, ext id, packets to re-match or None if the set is not finished) after one
         message of ``ms`` is processed: a pure function of the switch's table and state, cached."""
         version = ms.version
-        record = ext.progress(version) or SetProgress(version, ms.size, 0, ms.expect_ac)
+        record = ext.progress(version) or SetProgress(version, ms.size, 0, ms.acs)
         record = record._replace(processed=record.processed + 1)
         if not record.finished:
             return intern_table(table), intern_ext(ext.with_progress(record, version)), None
@@ -255,7 +258,7 @@ class Attendre(OpenFlow):
         released = tuple((key[0], in_port, packet) for key in released_keys
                          for in_port, packet in waits.pop(key, ()))
         ext = ext._replace(waits=tuple(sorted(waits.items(), key=lambda kv: _key_order(kv[0]))))
-        return (intern_table(tuple(kept)), intern_ext(ext.with_progress(record if record.expect_ac else None, version)),
+        return (intern_table(tuple(kept)), intern_ext(ext.with_progress(record if record.acs_due > 0 else None, version)),
                 released)
 
     # ---- platform ----------------------------------------------------------------------
@@ -287,15 +290,18 @@ class Attendre(OpenFlow):
         for dpid, _message, _following, version, _priority in plan:
             if version is not None:
                 sizes[(dpid, version)] = sizes.get((dpid, version), 0) + 1
-        expecting = {(following.dpid, version) for _d, _m, following, version, _p in plan
-                     if following is not None and version is not None}
+        acs: dict[tuple[int, Version], int] = {}  # ACs planned per (switch, set)
+        for _dpid, _message, following, version, _priority in plan:
+            if following is not None and version is not None:
+                acs[(following.dpid, version)] = acs.get((following.dpid, version), 0) + 1
         for dpid, message, following, version, priority in plan:
             if version is not None:
-                ms = MessageSet(version, sizes[(dpid, version)], (dpid, version) in expecting)
+                ms = MessageSet(version, sizes[(dpid, version)], acs.get((dpid, version), 0))
                 ac = None
                 if following is not None:
                     ac = AttendreCommand(following.dpid, following.match, priority, following.table_id,
-                                         version, sizes[(following.dpid, version)])
+                                         version, sizes[(following.dpid, version)],
+                                         acs[(following.dpid, version)])
                 message = _with_set(message, ms, ac)
             self.send(tx, dpid, message)
 

@@ -15,6 +15,7 @@ from nice_attendre import properties as registry
 from nice_attendre.api import build
 from nice_attendre.checker import dfs
 from nice_attendre.property import Property
+from tests_data_apps import path
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -26,6 +27,11 @@ SCENARIOS = [
     ("route-flow", {"topology": "linear:3", "packets": 2}),
     ("route-flow", {"topology": "linear:2", "packets": 3}),
     (f"{EXAMPLES / 'proactive.py'}:ProactiveRouting", {"topology": "linear:2", "packets": 2}),
+    # Several paths in one handler call (both directions of a flow): two ACs of one set per switch.
+    (path("both_ways.py", "BothWays"), {"topology": "linear:2", "packets": 1}),
+    (path("both_ways.py", "BothWays"), {"topology": "linear:3", "packets": 1}),
+    (path("both_ways.py", "BothWays"), {"topology": "linear:2", "packets": 2}),
+    pytest.param(path("both_ways.py", "BothWays"), {"topology": "linear:3", "packets": 2}, marks=pytest.mark.slow),
 ]
 
 CHECKED = ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "direct-paths",
