@@ -105,7 +105,8 @@ class EnergyTE(App[TEState]):
     name = "energy-te"
     default_topology = "paths:2,3"
     load_classes = ("low", "high")
-    default_properties = ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "intended-paths")
+    default_properties = ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "intended-paths",
+                          "delivery")
 
     def __init__(self, bug: str | None = None, instant_stats: bool = True) -> None:
         self.bug = self.check_bug(bug, BUGS)

@@ -14,6 +14,13 @@ type-1 races occur.
 Scenario: the sender pings the replier, which may move once, at any point, to a free port
 of its switch, and announces itself there (``mobile=True``, the paper's Table II setting).
 
+Command order. The app relies on each switch executing its commands in the order sent: the
+entry installed last must not overtake the one before it, and a modify for a moved host must
+not be overtaken by an older add towards its old port. OpenFlow promises that only across a
+barrier (``--command-order any`` explores every order it allows). With ``barriers=True`` the
+app sends a barrier request after every flow-mod, as a real app must; that variant is correct
+under both command orders.
+
 Bug variants (``bug=``), each with the property that finds it:
 
 * ``host-unreachable``: a host's entries are not updated when it moves, so traffic keeps
@@ -53,9 +60,16 @@ class MacLearning(App[MacState]):
     default_properties = ("no-forwarding-loops", "no-forgotten-packets", "strict-direct-paths",
                           "no-stale-routes")
 
-    def __init__(self, bug: str | None = None, mobile: bool = True) -> None:
+    def __init__(self, bug: str | None = None, mobile: bool = True, barriers: bool = False) -> None:
         self.bug = self.check_bug(bug, BUGS)
         self.mobile = mobile
+        self.barriers = barriers
+
+    def _flow_mod(self, out: Out, dpid: int, *args: object, **kwargs: object) -> None:
+        """A flow-mod, fenced by a barrier when the app orders its commands with barriers."""
+        out.flow_mod(dpid, *args, **kwargs)  # type: ignore[arg-type]
+        if self.barriers:
+            out.barrier(dpid)
 
     def initial_state(self) -> MacState:
         return MacState()
@@ -84,7 +98,7 @@ class MacLearning(App[MacState]):
             table[(dpid, hdr.eth_src)] = ev.in_port
             if previous is not None and self.bug != "host-unreachable":
                 # The host moved: traffic towards it goes to its new port from now on.
-                out.flow_mod(dpid, Match.of(eth_dst=hdr.eth_src), [Output(ev.in_port)], command="modify")
+                self._flow_mod(out, dpid, Match.of(eth_dst=hdr.eth_src), [Output(ev.in_port)], command="modify")
         passed = state.passed
         port = table.get((dpid, hdr.eth_dst)) if hdr.eth_dst != BROADCAST else None
         if port is not None and port != ev.in_port:
@@ -95,11 +109,11 @@ class MacLearning(App[MacState]):
             # (when answers have passed, that is this packet's own direction: NICE's fix).
             answered = (dpid, hdr.eth_dst, hdr.eth_src) in passed
             if self.bug == "delayed-direct-path" or not answered:
-                out.flow_mod(*forward, buffer_id=ev.buffer_id)
-                out.flow_mod(*reverse)
+                self._flow_mod(out, *forward, buffer_id=ev.buffer_id)
+                self._flow_mod(out, *reverse)
             else:
-                out.flow_mod(*reverse)
-                out.flow_mod(*forward, buffer_id=ev.buffer_id)
+                self._flow_mod(out, *reverse)
+                self._flow_mod(out, *forward, buffer_id=ev.buffer_id)
         else:
             if self.bug == "excess-flooding":
                 actions = [Flood()]
@@ -114,4 +128,6 @@ class MacLearning(App[MacState]):
         options = [f"bug: {self.bug}"] if self.bug else []
         if not self.mobile:
             options.append("replier fixed")
+        if self.barriers:
+            options.append("barriers")
         return "mac-learning" + (f" ({', '.join(options)})" if options else "")

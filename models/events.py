@@ -32,6 +32,18 @@ class HostReceive:
 
 
 @dataclass(frozen=True, slots=True)
+class HostAnswer:
+    """``host`` sends the oldest answer it owes (hosts that also send or move answer in an
+    event of their own; see :mod:`nice_attendre.models.hosts`)."""
+
+    host: str
+    rank: ClassVar[int] = 1
+
+    def __str__(self) -> str:
+        return f"{self.host} answers"
+
+
+@dataclass(frozen=True, slots=True)
 class HostMove:
     """Mobile ``host`` moves to port ``port`` of switch ``dpid``."""
 
@@ -105,5 +117,5 @@ class ControllerStats:
         return f"controller receives port stats of s{self.dpid}: {self.load}"
 
 
-Event = (HostSend | HostReceive | HostMove | SwitchProcessPacket | SwitchProcessCommand
+Event = (HostSend | HostReceive | HostAnswer | HostMove | SwitchProcessPacket | SwitchProcessCommand
          | ControllerHandle | ControllerStats)

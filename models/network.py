@@ -26,24 +26,27 @@ from typing import Any, Callable, Mapping, Sequence
 
 from nice_attendre.errors import InputError, ModelError
 from nice_attendre.models.app import App
-from nice_attendre.models.events import (ControllerHandle, ControllerStats, Event, HostMove,
-                                         HostReceive, HostSend, SwitchProcessCommand,
+from nice_attendre.models.events import (ControllerHandle, ControllerStats, Event, HostAnswer,
+                                         HostMove, HostReceive, HostSend, SwitchProcessCommand,
                                          SwitchProcessPacket)
 from nice_attendre.models import flowtable
 from nice_attendre.models.channels import Channels, check_command_order, describe_semantics
+from nice_attendre.models.hosts import Hosts
 from nice_attendre.models.intern import Interner
-from nice_attendre.models.packet import BROADCAST, Header, Packet
-from nice_attendre.models.scenario import HostState, Scenario, reply_to
+from nice_attendre.models.packet import BROADCAST, Packet
+from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import Topology
 
 #: Monitors a network can run, named after the property that reads their alerts (see
 #: :meth:`Tx.alert`). A monitor that is not run records nothing, so the state space is the
-#: same as without it except that states with an alert are violations (and not expanded).
-#: ``app-exception`` is always run. Two keep history in the state while they run:
-#: ``one-packet-in-per-flow`` (flows that caused a packet-in) and ``strict-direct-paths``
-#: (``Packet.late``: sent after its hosts had exchanged packets both ways).
+#: same as without it except that states with an alert are violations (and not expanded;
+#: ``delivery`` is judged at quiescence, so its states are expanded). ``app-exception`` is
+#: always run. Three keep history in the state while they run: ``one-packet-in-per-flow``
+#: (flows that caused a packet-in), ``direct-paths`` (``Packet.followup``: sent after a
+#: packet of its flow reached the destination) and ``strict-direct-paths`` (``Packet.late``:
+#: sent after its hosts had exchanged packets both ways).
 MONITORS = ("no-forwarding-loops", "no-black-holes", "direct-paths", "strict-direct-paths",
-            "one-packet-in-per-flow")
+            "one-packet-in-per-flow", "delivery")
 
 #: Control-plane counters kept in the ``load`` slot when counting load.
 LOAD_COUNTERS = ("packet_ins", "flow_mods", "packet_outs", "barriers")
@@ -148,7 +151,7 @@ class Network:
 
     Build it with a scenario, an app and a protocol name (``openflow``, ``openflow-b``,
     ``attendre``) or protocol class. ``enabled`` returns events in the order
-    host sends, host receives, host moves, switch packets (by dpid, port), switch
+    host sends, host receives, host answers, host moves, switch packets (by dpid, port), switch
     commands, controller handling, instant statistics.
     """
 
@@ -164,15 +167,18 @@ class Network:
         self.app = app
         self.options = options
         self.specs = {spec.name: spec for spec in scenario.hosts}
+        self.hosts = Hosts(self)
+        self.mobile = self.hosts.mobile
+        self.host_of_mac = self.hosts.host_of_mac
         self._layout()
         self._lookup_cache: dict[Any, int] = {}
-        self._move_cache: dict[tuple[str, int], tuple[HostMove, ...]] = {}
         cls = protocol_class(protocol) if isinstance(protocol, str) else protocol
         self.protocol = cls(self)
         self._handlers: dict[type, Callable[[Tx, Any], None]] = {
-            HostSend: self._host_send,
-            HostReceive: self._host_receive,
-            HostMove: self._host_move,
+            HostSend: self.hosts.send,
+            HostReceive: self.hosts.receive,
+            HostAnswer: self.hosts.answer,
+            HostMove: self.hosts.move,
             SwitchProcessPacket: lambda tx, ev: self.protocol.switch_packet(tx, ev.dpid, ev.port),
             SwitchProcessCommand: lambda tx, ev: self.protocol.switch_command(tx, ev.dpid, ev.batch, ev.pick),
             ControllerHandle: lambda tx, ev: self.protocol.controller_handle(tx, ev.dpid, ev.pick),
@@ -217,14 +223,8 @@ class Network:
         self._values = [interner.values for interner in slot_interners]
         self._intern = [interner.intern for interner in slot_interners]
         self.slot_index = {name: index for index, name in enumerate(self.slot_names)}
-        self.mobile = tuple(h for h in topo.hosts if self.specs.get(h) and self.specs[h].moves)
-        self.host_of_mac = {h: h for h in topo.hosts}
-        # Event sources in enabled() order.
-        host_values = self._values[self.slot_host[topo.hosts[0]]]
-        self._senders = tuple((self.slot_host[h], HostSend(h), host_values, len(self.specs[h].script))
-                              for h in topo.hosts if h in self.specs and self.specs[h].script)
-        self._receivers = tuple((self.slot_inbox[h], HostReceive(h)) for h in topo.hosts)
-        self._movers = tuple((self.slot_host[h], h) for h in self.mobile)
+        self.hosts.layout()
+        # Event sources in enabled() order (hosts first, see Hosts.events).
         packet_sources = tuple((self.slot_port[(d, p)], SwitchProcessPacket(d, p))
                                for d in topo.switches for p in topo.ports[d])
         command_sources = tuple((self.slot_cmdq[d], SwitchProcessCommand(d)) for d in topo.switches)
@@ -251,7 +251,7 @@ class Network:
         state = [0] * len(self.slot_names)
         tx = Tx(self, state)
         for host in topo.hosts:
-            tx.put(self.slot_host[host], HostState(0, (), topo.host_port[host]))
+            tx.put(self.slot_host[host], self.hosts.initial(host))
         for dpid in topo.switches:
             tx.put(self.slot_table[dpid], ())
             tx.put(self.slot_buffer[dpid], ())
@@ -281,17 +281,7 @@ class Network:
     def enabled(self, state: tuple[int, ...]) -> list[Event]:
         """Events possible in ``state``, in the fixed order of the class docstring."""
         events: list[Event] = []
-        for slot, event, hosts, length in self._senders:
-            if hosts[state[slot]].sent < length:
-                events.append(event)
-        for slot, event in self._receivers:
-            if state[slot]:
-                events.append(event)
-        for slot, host in self._movers:
-            moves = self._moves(host, state[slot])
-            # A host unplugs only once its frames on the wire have reached the switch.
-            if moves and not state[self.slot_port[self._values[slot][state[slot]].location]]:
-                events.extend(moves)
+        self.hosts.events(state, events)
         for slot, event in self._switch_sources:
             if state[slot]:
                 events.append(event)
@@ -347,100 +337,33 @@ class Network:
         """The controller takes message ``pick`` (the head unless threaded) from ``dpid``."""
         return self.channels.from_switch(tx, dpid, pick)
 
-    # ---- hosts -------------------------------------------------------------------------
-
-    def _moves(self, host: str, value: int) -> tuple[HostMove, ...]:
-        """The move ``host`` can make next: it walks its list of moves in order, once each.
-
-        (``enabled`` also waits until the switch has taken every frame the host sent from
-        where it is: a host does not unplug with frames still on its cable. Without that, an
-        old frame could reach the switch after the host announced its new place, and no
-        controller could tell which place is current.)"""
-        key = (host, value)
-        cached = self._move_cache.get(key)
-        if cached is None:
-            location = self._values[self.slot_host[host]][value].location
-            moves = self.specs[host].moves
-            index = moves.index(location) + 1 if location in moves else 0
-            cached = self._move_cache[key] = tuple(HostMove(host, d, p) for d, p in moves[index:index + 1])
-        return cached
-
-    def _host_send(self, tx: Tx, ev: HostSend) -> None:
-        slot = self.slot_host[ev.host]
-        hs: HostState = tx.get(slot)
-        hdr, kind = self.specs[ev.host].script[hs.sent]
-        packet = Packet(hdr, ev.host, hs.sent, kind, late=self._exchanged(tx, hdr))
-        tx.put(slot, hs._replace(sent=hs.sent + 1))
-        dpid, port = hs.location
-        tx.note(lambda: f"{ev.host} sends {packet} to s{dpid}:{port}")
-        tx.push(self.slot_port[(dpid, port)], packet)
-
-    def _host_receive(self, tx: Tx, ev: HostReceive) -> None:
-        host = ev.host
-        packet: Packet = tx.pop(self.slot_inbox[host])
-        if packet.hdr.eth_dst not in (host, BROADCAST):
-            tx.note(lambda: f"{host} ignores {packet} (not addressed to it)")
-            return
-        slot = self.slot_host[host]
-        hs: HostState = tx.get(slot)
-        received = hs.received + ((packet.hdr, packet.origin, packet.seq),)
-        spec = self.specs.get(host)
-        if spec is not None and spec.replies and packet.hdr.eth_dst == host:
-            reply = reply_to(packet, host, hs.sent)
-            reply = reply._replace(late=self._exchanged(tx, reply.hdr, received))
-            tx.put(slot, HostState(hs.sent + 1, received, hs.location))
-            dpid, port = hs.location
-            tx.note(lambda: f"{host} receives {packet} and answers with {reply} to s{dpid}:{port}")
-            tx.push(self.slot_port[(dpid, port)], reply)
-        else:
-            tx.put(slot, hs._replace(received=received))
-            tx.note(lambda: f"{host} receives {packet}")
-
-    def _exchanged(self, tx: Tx, hdr: Header, src_received: tuple[Any, ...] | None = None) -> bool:
-        """For the strict-direct-paths monitor: whether the hosts of ``hdr`` have exchanged
-        unicast packets both ways (``src_received``: the sender's deliveries, if just updated).
-        Always False when that monitor is off, so packets carry no history then."""
-        if "strict-direct-paths" not in self.options.monitors:
-            return False
-        src, dst = self.host_of_mac.get(hdr.eth_src), self.host_of_mac.get(hdr.eth_dst)
-        if src is None or dst is None:
-            return False
-        if src_received is None:
-            src_received = tx.get(self.slot_host[src]).received
-        return (any(d[0].eth_src == dst and d[0].eth_dst == src for d in src_received)
-                and any(d[0].eth_src == src and d[0].eth_dst == dst for d in tx.get(self.slot_host[dst]).received))
-
-    def _host_move(self, tx: Tx, ev: HostMove) -> None:
-        """The host moves and announces itself from its new port (a broadcast frame, like a
-        gratuitous ARP), so that the network can learn where it is now."""
-        slot = self.slot_host[ev.host]
-        hs: HostState = tx.get(slot)
-        announce = Packet(Header(ev.host, BROADCAST, ev.host, BROADCAST), ev.host, hs.sent, "announce")
-        tx.put(slot, HostState(hs.sent + 1, hs.received, (ev.dpid, ev.port)))
-        tx.note(lambda: f"{ev.host} moves from s{hs.location[0]}:{hs.location[1]} to s{ev.dpid}:{ev.port} "
-                f"and announces itself ({announce})")
-        tx.push(self.slot_port[(ev.dpid, ev.port)], announce)
-
     # ---- helpers for the protocol variants ---------------------------------------------
 
-    def deliver(self, tx: Tx, dpid: int, port: int, packet: Packet) -> bool:
-        """Put ``packet`` on the link out of ``dpid``:``port``; False if nothing is attached."""
-        for host in self.mobile:
-            if tx.get(self.slot_host[host]).location == (dpid, port):
-                tx.note(lambda: f"s{dpid} sends {packet} out of port {port} to {host}")
-                tx.push(self.slot_inbox[host], packet)
-                return True
+    def deliver(self, tx: Tx, dpid: int, port: int, packet: Packet, unicast: bool = False) -> bool:
+        """Put ``packet`` on the link out of ``dpid``:``port``; False if nothing is attached.
+
+        ``unicast``: the switch sent the packet out of this port only; handing such a frame
+        to a host it is not addressed to is a misdelivery (the ``delivery`` monitor's alert).
+        """
+        host = None
+        for mobile in self.mobile:
+            if tx.get(self.slot_host[mobile]).location == (dpid, port):
+                host = mobile
+                break
         peer = self.topology.links.get((dpid, port))
-        if peer is None:
-            return False
-        if peer.is_host:
-            if peer.node in self.mobile:  # it moved away
+        if host is None:
+            if peer is None or (peer.is_host and peer.node in self.mobile):  # nothing, or it moved away
                 return False
-            tx.note(lambda: f"s{dpid} sends {packet} out of port {port} to {peer.node}")
-            tx.push(self.slot_inbox[peer.node], packet)
-        else:
-            tx.note(lambda: f"s{dpid} sends {packet} out of port {port} to s{peer.node}:{peer.port}")
-            tx.push(self.slot_port[(peer.node, peer.port)], packet)
+            if not peer.is_host:
+                tx.note(lambda: f"s{dpid} sends {packet} out of port {port} to s{peer.node}:{peer.port}")
+                tx.push(self.slot_port[(peer.node, peer.port)], packet)
+                return True
+            host = peer.node
+        tx.note(lambda: f"s{dpid} sends {packet} out of port {port} to {host}")
+        if unicast and packet.hdr.eth_dst not in (host, BROADCAST) and "delivery" in self.options.monitors:
+            tx.alert("delivery", f"s{dpid} sent {packet.label()} [{packet.hdr}], addressed to {packet.hdr.eth_dst}, "
+                     f"to {host}")
+        tx.push(self.slot_inbox[host], packet)
         return True
 
     def attached(self, state: Sequence[int], dpid: int, port: int) -> Any:

@@ -57,10 +57,12 @@ class AttendreCommand(NamedTuple):
 class Packet(NamedTuple):
     """A data packet: header, identity, trail of visited switches, encapsulated command.
 
-    ``origin``/``seq`` identify the packet (the seq-th packet its origin host sent);
-    ``kind`` is informational ("data", "reply", "syn", "syn-ack"). ``late`` marks a packet
-    sent after its two hosts had exchanged unicast packets both ways; it is only set while
-    the ``strict-direct-paths`` property is checked (otherwise it is always False).
+    ``origin``/``seq`` identify the packet (see :mod:`nice_attendre.models.hosts`);
+    ``kind`` is informational ("data", "reply", "syn", "syn-ack"). History bits, set when
+    the packet is sent and only while the property that reads them is checked (otherwise
+    always False): ``followup`` marks a packet sent after an earlier packet of its flow
+    reached the destination (``direct-paths``), ``late`` a packet sent after its two hosts
+    had exchanged unicast packets both ways (``strict-direct-paths``).
     """
 
     hdr: Header
@@ -70,6 +72,7 @@ class Packet(NamedTuple):
     trail: tuple[int, ...] = ()
     ac: AttendreCommand | None = None
     late: bool = False
+    followup: bool = False
 
     @property
     def uid(self) -> tuple[str, int]:

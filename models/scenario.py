@@ -7,21 +7,13 @@ the network state as a :class:`HostState`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from nice_attendre.errors import InputError
-from nice_attendre.models.packet import Header, Packet
+from nice_attendre.models.hosts import Delivery, HostState, reply_to
+from nice_attendre.models.packet import Header
 from nice_attendre.models.topology import Topology
 
-Delivery = tuple[Header, str, int]  # (header, origin host, seq) of a received packet
-
-
-class HostState(NamedTuple):
-    """A host's state: packets sent so far, packets received (in order), attachment point."""
-
-    sent: int
-    received: tuple[Delivery, ...]
-    location: tuple[int, int]
+__all__ = ["Delivery", "HostState", "HostSpec", "Scenario", "host_header", "reply_to"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,14 +32,6 @@ class HostSpec:
     script: tuple[tuple[Header, str], ...] = ()
     replies: bool = True
     moves: tuple[tuple[int, int], ...] = ()
-
-
-REPLY_KIND = {"syn": "syn-ack", "data": "reply"}
-
-
-def reply_to(packet: Packet, host: str, seq: int) -> Packet:
-    """The packet ``host`` sends in answer to ``packet`` (its ``seq``-th packet)."""
-    return Packet(packet.hdr.reversed(), host, seq, REPLY_KIND.get(packet.kind, "reply"))
 
 
 def host_header(src: str, dst: str, tp_src: int = 0, tp_dst: int = 0) -> Header:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any, Callable
 
@@ -173,6 +174,11 @@ def _phrase(text: str) -> str:
     return text.removesuffix(".")
 
 
+def _entry(name: str, text: str) -> str:
+    """One entry of ``list``: the name, then its description wrapped at 100 columns under itself."""
+    return textwrap.fill(text, width=100, initial_indent=f"  {name:<24} ", subsequent_indent=" " * 27)
+
+
 @main.command(name="list")
 def list_cmd() -> None:
     """List apps, protocols, properties and topology forms."""
@@ -183,21 +189,21 @@ def list_cmd() -> None:
     click.echo("apps:")
     for name in app_names():
         doc = (app_class(name).__doc__ or "").strip().splitlines()
-        click.echo(f"  {name:<24} {doc[0] if doc else ''}")
+        click.echo(_entry(name, doc[0] if doc else ""))
     click.echo("protocols:")
     for name in protocol_names():
-        click.echo(f"  {name:<24} {protocol_description(name)}")
+        click.echo(_entry(name, protocol_description(name)))
     click.echo("properties:")
     for name in registry.property_names():
         default = " (default)" if name in registry.DEFAULT_PROPERTIES else ""
-        click.echo(f"  {name:<24} {_phrase(registry.describe(name))}{default}")
-    click.echo(f"  {'app-exception':<24} no app handler raises an exception (always checked)")
+        click.echo(_entry(name, _phrase(registry.describe(name)) + default))
+    click.echo(_entry("app-exception", "no app handler raises an exception (always checked)"))
     click.echo("topologies:")
-    click.echo(f"  {'linear:N':<24} sender h1 - s1 - ... - sN - replier h2")
-    click.echo(f"  {'paths:A,D':<24} two disjoint paths of A and D switches between h1 and h2 (energy-te)")
-    click.echo(f"  {'FILE.graphml|.gml|other':<24} a graph file (other suffixes: edge list); hosts marked by a "
-               "'host' attribute or named h1, h2, ...")
-    click.echo(f"  {'FILE.py:FUNCTION':<24} a Python function returning a networkx graph")
+    click.echo(_entry("linear:N", "sender h1 - s1 - ... - sN - replier h2"))
+    click.echo(_entry("paths:A,D", "two disjoint paths of A and D switches between h1 and h2 (energy-te)"))
+    click.echo(_entry("FILE.graphml|.gml|other", "a graph file (other suffixes: edge list); hosts marked by a "
+                      "'host' attribute or named h1, h2, ..."))
+    click.echo(_entry("FILE.py:FUNCTION", "a Python function returning a networkx graph"))
 
 
 def _register_delay() -> None:

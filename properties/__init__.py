@@ -14,7 +14,8 @@ from nice_attendre.properties.alerts import (app_exception, direct_paths, no_bla
                                              no_forwarding_loops, one_packet_in_per_flow,
                                              strict_direct_paths)
 from nice_attendre.properties.buffers import no_forgotten_packets
-from nice_attendre.properties.flows import no_reordering
+from nice_attendre.properties.delivery import delivery
+from nice_attendre.properties.flows import no_duplicates, no_reordering
 from nice_attendre.properties.routes import intended_paths, no_stale_routes
 from nice_attendre.property import Property
 
@@ -28,12 +29,15 @@ REGISTRY: dict[str, PropertyFactory] = {
     "strict-direct-paths": strict_direct_paths,
     "one-packet-in-per-flow": one_packet_in_per_flow,
     "no-reordering": no_reordering,
+    "no-duplicates": no_duplicates,
+    "delivery": delivery,
     "no-stale-routes": no_stale_routes,
     "intended-paths": intended_paths,
 }
 
 #: Checked when no property is named.
-DEFAULT_PROPERTIES = ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "direct-paths")
+DEFAULT_PROPERTIES = ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "direct-paths",
+                      "delivery")
 
 #: Always checked, whatever is named.
 ALWAYS_CHECKED = "app-exception"
@@ -66,6 +70,6 @@ def build(net: Network, names: Iterable[str]) -> tuple[Property, ...]:
 
 
 def describe(name: str) -> str:
-    """One line about property ``name``."""
+    """What property ``name`` checks: the first paragraph of its factory's docstring, in one line."""
     doc = (REGISTRY[name].__doc__ or "").strip()
-    return doc.splitlines()[0] if doc else ""
+    return " ".join(doc.split("\n\n")[0].split())

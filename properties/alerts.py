@@ -46,10 +46,12 @@ def _factory(kind: str, description: str) -> Callable[[Network], Property]:
 no_forwarding_loops = _factory(
     "no-forwarding-loops", "no packet comes to the same switch port twice")
 no_black_holes = _factory(
-    "no-black-holes", "no switch drops a packet addressed to a host of the network")
+    "no-black-holes", "no switch drops a packet addressed to a host of the network because an output "
+    "could not take it (no link, no such port, the in-port); deliberate drops (no actions, a flood "
+    "with nowhere to go) are not black holes")
 direct_paths = _factory(
-    "direct-paths", "once a packet of a flow reached its destination, later packets of the flow "
-    "never go to the controller")
+    "direct-paths", "a packet sent after an earlier packet of its flow reached the destination never "
+    "goes to the controller")
 strict_direct_paths = _factory(
     "strict-direct-paths", "once two hosts exchanged unicast packets both ways, no packet either sends "
     "to the other afterwards goes to the controller")

@@ -90,7 +90,7 @@ class OpenFlow:
             tx.note(lambda: f"s{dpid} drops looping {packet}")
             return
         self.pipeline(tx, dpid, port, Packet(packet.hdr, packet.origin, packet.seq, packet.kind,
-                                             packet.trail + (hop,), packet.ac, packet.late), 0)
+                                             packet.trail + (hop,), packet.ac, packet.late, packet.followup), 0)
 
     def receive_attendre_command(self, tx: "Tx", dpid: int, packet: Packet) -> Packet:
         """A packet carries an Attendre Command: plain OpenFlow ignores it."""
@@ -130,10 +130,25 @@ class OpenFlow:
 
     def execute(self, tx: "Tx", dpid: int, in_port: int, packet: Packet,
                 actions: tuple[Any, ...]) -> int | None:
-        """Apply ``actions`` to ``packet``; return the table of a goto action, if any."""
+        """Apply ``actions`` to ``packet``; return the table of a goto action, if any.
+
+        A packet that goes nowhere is dropped: deliberately when the actions name no output
+        (an entry or packet-out without actions, a flood with no other port), a black hole
+        when an output named a port that could not take it (nothing attached, no such port,
+        or the in-port, which OpenFlow only sends to through IN_PORT). A single output is a
+        unicast: a frame it hands to a host it is not addressed to is a misdelivery.
+        """
         net = self.net
         sent = 0
         goto = None
+        failed: list[str] = []
+        outputs = 0
+        for action in actions:
+            if type(action) is Output:
+                outputs += 1
+            elif type(action) is Flood:
+                outputs += 2
+        unicast = outputs == 1
         for action in actions:
             kind = type(action)
             if kind is Output:
@@ -143,11 +158,16 @@ class OpenFlow:
                     sent += 1
                 elif port == in_port:
                     tx.note(lambda: f"s{dpid}: output to the in-port {port} is not sent (OpenFlow needs IN_PORT)")
-                elif net.deliver(tx, dpid, port, packet):
+                    failed.append(f"port {port} is its in-port (OpenFlow sends there only through IN_PORT)")
+                elif net.deliver(tx, dpid, port, packet, unicast):
                     sent += 1
+                elif port not in self.topology.ports[dpid]:
+                    failed.append(f"s{dpid} has no port {port}")
+                else:
+                    failed.append(f"nothing is attached to port {port}")
             elif kind is Flood:
                 for port in self.topology.ports[dpid]:
-                    if port != in_port and net.deliver(tx, dpid, port, packet):
+                    if port != in_port and net.deliver(tx, dpid, port, packet, False):
                         sent += 1
             elif kind is ToController:
                 self.send_packet_in(tx, PacketIn(dpid, in_port, None, packet, 0, "action"))
@@ -155,15 +175,20 @@ class OpenFlow:
             elif kind is GotoTable:
                 goto = action.table_id
         if not sent and goto is None:
-            self.drop(tx, dpid, packet)
+            self.drop(tx, dpid, packet, failed)
         return goto
 
-    def drop(self, tx: "Tx", dpid: int, packet: Packet) -> None:
-        """``packet`` leaves the network at ``dpid`` without reaching a host."""
-        tx.note(lambda: f"s{dpid} drops {packet}")
+    def drop(self, tx: "Tx", dpid: int, packet: Packet, failed: list[str] | None = None) -> None:
+        """``packet`` leaves the network at ``dpid`` without reaching a host. ``failed`` says
+        which outputs could not take it; without any, the drop was deliberate."""
+        if not failed:
+            tx.note(lambda: f"s{dpid} drops {packet} (its actions send it nowhere)")
+            return
+        why = "; ".join(failed)
+        tx.note(lambda: f"s{dpid} drops {packet}: {why}")
         if "no-black-holes" in self.monitors and packet.hdr.eth_dst in self.net.host_of_mac:
             tx.alert("no-black-holes", f"s{dpid} dropped {packet.label()} [{packet.hdr}] on its way to "
-                     f"{packet.hdr.eth_dst}")
+                     f"{packet.hdr.eth_dst}: {why}")
 
     def buffer_packet(self, tx: "Tx", dpid: int, in_port: int, packet: Packet) -> BufferId:
         """Store ``packet`` in the switch's packet buffer; return its buffer id.
@@ -200,21 +225,23 @@ class OpenFlow:
         net.to_controller(tx, msg.dpid, msg)
 
     def _watch_packet_in(self, tx: "Tx", msg: PacketIn) -> None:
-        """The packet-in monitors. A packet-in for a copy of a packet its destination already
-        received (a flooded duplicate) concerns no packet still to deliver: it is not counted
-        against direct paths."""
+        """The packet-in monitors. Direct paths judge only packets sent after an earlier packet
+        of their flow reached the destination (``Packet.followup``): a packet already on its
+        way before that still reaches the controller, and no app can avoid it. A packet-in for
+        a copy of a packet its destination already received (a flooded duplicate) concerns no
+        packet still to deliver: it is not counted against direct paths."""
         net = self.net
         packet = msg.packet
         hdr = packet.hdr
-        dst = net.host_of_mac.get(hdr.eth_dst)
-        src = net.host_of_mac.get(hdr.eth_src)
-        if dst is not None and ("direct-paths" in self.monitors or packet.late):
-            at_dst = tx.get(net.slot_host[dst]).received
-            if (hdr, packet.origin, packet.seq) not in at_dst:
-                if "direct-paths" in self.monitors and any(d[0] == hdr for d in at_dst):
-                    tx.alert("direct-paths", f"s{msg.dpid} sent a packet-in for {packet.label()} [{hdr}] after "
-                             f"an earlier packet of the flow reached {dst}")
-                if packet.late:  # only set while strict-direct-paths is monitored
+        if packet.followup or packet.late:  # only set while (strict-)direct-paths is monitored
+            dst = net.host_of_mac.get(hdr.eth_dst)
+            src = net.host_of_mac.get(hdr.eth_src)
+            if dst is not None and (hdr, packet.origin, packet.seq) not in tx.get(net.slot_host[dst]).received:
+                if packet.followup:
+                    tx.alert("direct-paths", f"s{msg.dpid} sent a packet-in for {packet.label()} [{hdr}], which "
+                             f"{packet.origin} sent after an earlier packet of the flow had reached {dst} "
+                             "(use strict-direct-paths for apps that learn where hosts are)")
+                if packet.late:
                     tx.alert("strict-direct-paths", f"s{msg.dpid} sent a packet-in for {packet.label()} [{hdr}], "
                              f"which {src} sent after {src} and {dst} had exchanged packets both ways")
         if "one-packet-in-per-flow" in self.monitors:
@@ -416,6 +443,13 @@ class OpenFlow:
             tx.alert("app-exception", f"{type(net.app).__name__} sent {msg} to unknown switch {dpid!r}")
             return
         kind = type(msg)
+        if kind is FlowMod or kind is PacketOut:
+            missing = [a.port for a in msg.actions
+                       if type(a) is Output and a.port != TABLE and a.port not in self.topology.ports[dpid]]
+            if missing:
+                tx.alert("app-exception", f"{type(net.app).__name__} sent {msg} to s{dpid}, which has no port "
+                         f"{missing[0]} (ports: {', '.join(map(str, self.topology.ports[dpid]))})")
+                return
         if kind is PortStatsRequest and net.options.instant_stats:
             platform: PlatformState = tx.get(net.slot_platform)
             tx.put(net.slot_platform, platform._replace(stats=tuple(sorted(platform.stats + (dpid,)))))

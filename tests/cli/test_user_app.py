@@ -19,7 +19,7 @@ EXAMPLE = ROOT / "examples" / "proactive.py"
 SPEC = f"{EXAMPLE}:ProactiveRouting"
 APPS = ROOT / "tests" / "data" / "apps"
 #: (transitions, unique states, revisits, max depth) of ProactiveRouting on linear:3 with 2 packets.
-PROACTIVE_COUNTS = (2262, 834, 1429, 30)
+PROACTIVE_COUNTS = (2306, 862, 1445, 30)
 FORGOTTEN_REASON = "s1 still holds data h1#0 [h1->h2]; s1 still holds data h1#1 [h1->h2]"
 
 
@@ -44,8 +44,8 @@ def test_proactive_from_the_cli(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == "  app            ProactiveRouting"
-    assert "  transitions           2,262" in lines
-    assert "  unique states           834" in lines
+    assert "  transitions           2,306" in lines
+    assert "  unique states           862" in lines
     assert lines[-1] == "OK: no property violated"
     data = json.loads(out.read_text())
     assert (data["transitions"], data["unique_states"], data["revisits"], data["max_depth"]) == PROACTIVE_COUNTS
@@ -61,7 +61,7 @@ def test_proactive_without_early_packets_from_the_cli() -> None:
     assert lines[start + 2] == "  trace (12 events):"
     assert lines[start + 3] == "   1. h1 sends data h1#0 [h1->h2] to s1:1"
     assert lines[start + 14] == "  12. controller: ProactiveRouting.on_packet_in handles packet-in(s1, port 1, h1#1)"
-    assert lines[-1] == "FAILED: no-forgotten-packets"
+    assert lines[-1] == "FAILED: no-forgotten-packets, delivery"
 
 
 # ---- from Python ----------------------------------------------------------------------------
@@ -83,7 +83,7 @@ def test_proactive_from_python_matches_the_cli() -> None:
 def test_proactive_without_early_packets_from_python() -> None:
     result = verify(SPEC, topology="linear:3", packets=2, app_options={"early_packets": False})
     assert not result.ok
-    assert [d.property for d in result.discoveries] == ["no-forgotten-packets"]
+    assert [d.property for d in result.discoveries] == ["no-forgotten-packets", "delivery"]
     found = result.discovery("no-forgotten-packets")
     assert found is not None and found.reason == FORGOTTEN_REASON
     assert len(found.trace) == 12
@@ -93,14 +93,14 @@ def test_app_class_object() -> None:
     cls = proactive_class()
     assert verify(cls, topology="linear:3", packets=2).stats.counts() == PROACTIVE_COUNTS
     bad = verify(cls, topology="linear:3", packets=2, app_options={"early_packets": False})
-    assert [d.property for d in bad.discoveries] == ["no-forgotten-packets"]
+    assert [d.property for d in bad.discoveries] == ["no-forgotten-packets", "delivery"]
 
 
 def test_app_instance() -> None:
     cls = proactive_class()
     assert verify(cls(), topology="linear:3", packets=2).stats.counts() == PROACTIVE_COUNTS
     bad = verify(cls(early_packets=False), topology="linear:3", packets=2)
-    assert [d.property for d in bad.discoveries] == ["no-forgotten-packets"]
+    assert [d.property for d in bad.discoveries] == ["no-forgotten-packets", "delivery"]
     assert bad.discoveries[0].reason == FORGOTTEN_REASON
 
 
@@ -115,7 +115,7 @@ class MyRouteFlow(RouteFlow):
 
 def test_subclass_defined_in_a_test_gives_route_flow_counts() -> None:
     result = verify(MyRouteFlow, topology="linear:3", packets=2)
-    assert result.stats.counts() == (13107, 4934, 8174, 40)  # route-flow's pinned counts
+    assert result.stats.counts() == (13639, 5142, 8498, 40)  # route-flow's pinned counts
     assert result.system.app.describe() == "route-flow"
 
 

@@ -21,7 +21,7 @@ TOPOLOGIES = DATA / "topologies"
 
 PINNED = ["verify", "route-flow", "--topology", "linear:3", "--packets", "2", "--protocol", "openflow"]
 #: (transitions, unique states, revisits, max depth) of PINNED.
-PINNED_COUNTS = (13107, 4934, 8174, 40)
+PINNED_COUNTS = (13639, 5142, 8498, 40)
 BUGGY = ["verify", "route-flow", "--topology", "linear:2", "--bug", "forget-last-hop"]
 
 
@@ -74,12 +74,12 @@ def test_pinned_run_prints_its_counts(pinned: tuple[Result, dict]) -> None:
         "  channels       fifo: switches run commands in arrival order; single-threaded controller",
         "  topology       linear:3 (3 switches, hosts h1, h2)",
         "  traffic        h1 sends 2 packets to h2; h2 answers each",
-        "  properties     no-forwarding-loops, no-black-holes, no-forgotten-packets, direct-paths, app-exception",
+        "  properties     no-forwarding-loops, no-black-holes, no-forgotten-packets, direct-paths, delivery, app-exception",
     ]
     rows = stat_rows(result.stdout)
-    assert rows["transitions"] == "  transitions          13,107"
-    assert rows["unique states"] == "  unique states         4,934"
-    assert rows["revisits"] == "  revisits              8,174"
+    assert rows["transitions"] == "  transitions          13,639"
+    assert rows["unique states"] == "  unique states         5,142"
+    assert rows["revisits"] == "  revisits              8,498"
     assert rows["max depth"] == "  max depth                40"
     assert rows["search"] == "  search             complete"
     assert rows["time"].endswith(" transitions/s)")
@@ -108,7 +108,7 @@ def test_pinned_run_json(pinned: tuple[Result, dict]) -> None:
     assert data["topology"] == "linear:3"
     assert data["packets"] == 2
     assert data["properties"] == ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets",
-                                  "direct-paths", "app-exception"]
+                                  "direct-paths", "delivery", "app-exception"]
     assert data["elapsed_seconds"] > 0
     assert data["transitions_per_second"] > 0
 
@@ -126,7 +126,7 @@ def test_same_counts_under_three_hash_seeds(tmp_path: Path) -> None:
     for seed, (proc, out) in procs.items():
         stdout, stderr = proc.communicate(timeout=120)
         assert proc.returncode == 0, stderr
-        assert "  transitions          13,107" in stdout.splitlines()
+        assert "  transitions          13,639" in stdout.splitlines()
         counts[seed] = counts_of(json.loads(out.read_text()))
     assert counts == {"0": PINNED_COUNTS, "1": PINNED_COUNTS, "12345": PINNED_COUNTS}
 
@@ -134,7 +134,7 @@ def test_same_counts_under_three_hash_seeds(tmp_path: Path) -> None:
 def test_console_script_runs_from_any_folder(tmp_path: Path) -> None:
     proc = run_script(*PINNED, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "  unique states         4,934" in proc.stdout.splitlines()
+    assert "  unique states         5,142" in proc.stdout.splitlines()
     assert proc.stdout.rstrip().endswith("OK: no property violated")
     assert proc.stderr == ""
 
@@ -174,7 +174,7 @@ def test_buggy_variant_exits_1_with_a_numbered_trace(buggy: tuple[Result, dict])
     start = lines.index("VIOLATION 1: no-forgotten-packets (at quiescence)")
     assert lines[start + 1] == "  s2 still holds data h1#0 [h1->h2]"
     assert lines[start + 2:start + 2 + len(BUGGY_TRACE)] == BUGGY_TRACE
-    assert lines[-1] == "FAILED: no-forgotten-packets"
+    assert lines[-1] == "FAILED: no-forgotten-packets, delivery"
     assert "OK" not in result.stdout.split()
 
 
@@ -185,7 +185,8 @@ def test_buggy_variant_json(buggy: tuple[Result, dict]) -> None:
     assert data["complete"] is False
     assert data["stop_reason"] == "violation"
     assert data["ok"] is False
-    [violation] = data["violations"]
+    [violation, lost] = data["violations"]
+    assert lost["property"] == "delivery" and lost["reason"] == "h1#0 never reached h2"
     assert violation["property"] == "no-forgotten-packets"
     assert violation["expectation"] == "at_quiescence"
     assert violation["reason"] == "s2 still holds data h1#0 [h1->h2]"
@@ -199,7 +200,7 @@ def test_buggy_variant_json(buggy: tuple[Result, dict]) -> None:
 def test_buggy_variant_as_app_option_is_the_same() -> None:
     result = run("verify", "route-flow", "-t", "linear:2", "-o", "bug=forget-last-hop")
     assert result.exit_code == 1
-    assert result.stdout.splitlines()[-1] == "FAILED: no-forgotten-packets"
+    assert result.stdout.splitlines()[-1] == "FAILED: no-forgotten-packets, delivery"
 
 
 def test_keep_going_explores_everything() -> None:
@@ -466,10 +467,22 @@ def test_list_names_apps_protocols_properties_and_topologies() -> None:
     sections = [line for line in lines if not line.startswith(" ")]
     assert sections == ["apps:", "protocols:", "properties:", "topologies:"]
 
-    def names(section: str) -> list[str]:
+    def entries(section: str) -> dict[str, str]:
+        """name -> its whole description (continuation lines joined)."""
         start = lines.index(section) + 1
         end = next((i for i in range(start, len(lines)) if not lines[i].startswith(" ")), len(lines))
-        return [line.split()[0] for line in lines[start:end]]
+        found: dict[str, str] = {}
+        for line in lines[start:end]:
+            if line.startswith("   "):  # a wrapped description goes on
+                last = list(found)[-1]
+                found[last] += " " + line.strip()
+            else:
+                name, _, text = line.strip().partition(" ")
+                found[name] = text.strip()
+        return found
+
+    def names(section: str) -> list[str]:
+        return list(entries(section))
 
     assert "route-flow" in names("apps:")
     assert "  route-flow               Shortest-path routing: one path install per packet-in." in lines
@@ -478,8 +491,11 @@ def test_list_names_apps_protocols_properties_and_topologies() -> None:
     for name in ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "direct-paths",
                  "strict-direct-paths", "one-packet-in-per-flow", "no-reordering", "app-exception"):
         assert name in names("properties:")
-    defaults = [line.split()[0] for line in lines if line.endswith(" (default)")]
-    assert defaults == list(registry.DEFAULT_PROPERTIES)
+    properties = entries("properties:")
+    assert [name for name, text in properties.items() if text.endswith(" (default)")] == list(registry.DEFAULT_PROPERTIES)
+    assert all(len(line) <= 100 for line in lines)
+    # Descriptions are whole, never cut.
+    assert properties["intended-paths"].endswith("method, e.g. energy-te)")
     assert "  app-exception            no app handler raises an exception (always checked)" in lines
     assert names("topologies:") == ["linear:N", "paths:A,D", "FILE.graphml|.gml|other", "FILE.py:FUNCTION"]
 

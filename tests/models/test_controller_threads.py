@@ -50,10 +50,10 @@ def test_commands_of_one_call_keep_their_order() -> None:
 
 
 THREADED = {  # (protocol, switches, packets) -> counts with a threaded controller
-    ("openflow", 1, 2): (170, 105, 66, 18),
+    ("openflow", 1, 2): (192, 119, 74, 18),
     ("openflow", 2, 1): (68, 41, 28, 16),
-    ("openflow", 2, 2): (4740, 1644, 3097, 30),
-    ("openflow-b", 2, 2): (658, 364, 295, 34),
+    ("openflow", 2, 2): (5052, 1764, 3289, 30),
+    ("openflow-b", 2, 2): (715, 397, 319, 34),
 }
 
 
@@ -70,9 +70,11 @@ def test_type_3_races_grow_openflow(protocol: str, switches: int, packets: int) 
 @pytest.mark.parametrize("switches,packets", [(1, 1), (1, 2), (2, 1), (2, 2), (3, 2), (1, 3)])
 def test_attendre_has_no_type_3_race(switches: int, packets: int) -> None:
     """One packet-in per flow: no two calls ever send commands for one flow to one switch."""
-    single = verify("route-flow", topology=f"linear:{switches}", packets=packets, protocol="attendre")
+    checked = ["one-packet-in-per-flow", "no-forgotten-packets"]
+    single = verify("route-flow", topology=f"linear:{switches}", packets=packets, protocol="attendre",
+                    properties=checked)
     threaded = verify("route-flow", topology=f"linear:{switches}", packets=packets, protocol="attendre",
-                      threaded_controller=True, properties=["one-packet-in-per-flow", "no-forgotten-packets"])
+                      threaded_controller=True, properties=checked)
     assert threaded.ok and threaded.stats.counts() == single.stats.counts()
 
 

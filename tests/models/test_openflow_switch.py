@@ -114,19 +114,54 @@ def test_packet_out_flood_sends_out_of_every_other_port() -> None:
 
 
 class DropApp(App[None]):
+    """Releases the packet with no actions: a deliberate drop."""
+
     def on_packet_in(self, state: None, ev: PacketIn, out: Out) -> None:
         out.packet_out(ev.dpid, [], buffer_id=ev.buffer_id)
         return state
 
 
-def test_drop_is_a_black_hole_only_when_monitored() -> None:
+class DeadPortApp(App[None]):
+    """Sends the packet out of a port with nothing attached (the topology has a spare port 3)."""
+
+    def on_packet_in(self, state: None, ev: PacketIn, out: Out) -> None:
+        out.packet_out(ev.dpid, [Output(3)], buffer_id=ev.buffer_id)
+        return state
+
+
+def test_a_deliberate_drop_is_no_black_hole() -> None:
     events = (HostSend("h1"), SwitchProcessPacket(1, 1), ControllerHandle(1), SwitchProcessCommand(1))
-    quiet = run(network(DropApp()), *events)
-    assert network(DropApp()).alerts(quiet) == ()
     net = network(DropApp(), monitors=frozenset({"no-black-holes"}))
     state = run(net, *events)
+    assert net.alerts(state) == ()
+    assert net.narrate(Trace.from_events(net, list(events[:-1])).final, events[-1])[1][-1] == (
+        "s1 drops data h1#0 [h1->h2] (its actions send it nowhere)")
+
+
+def test_a_dead_port_is_a_black_hole_only_when_monitored() -> None:
+    events = (HostSend("h1"), SwitchProcessPacket(1, 1), ControllerHandle(1), SwitchProcessCommand(1))
+    scenario = Scenario.ping(load_topology("linear:2").with_spare_port(1), 1)
+    quiet = Network(scenario, DeadPortApp())
+    assert quiet.alerts(run(quiet, *events)) == ()
+    net = Network(scenario, DeadPortApp(), options=Options(monitors=frozenset({"no-black-holes"})))
+    state = run(net, *events)
     ((kind, detail),) = net.alerts(state)
-    assert kind == "no-black-holes" and "s1 dropped h1#0" in detail
+    assert kind == "no-black-holes" and detail.endswith("s1 dropped h1#0 [h1->h2] on its way to h2: "
+                                                      "nothing is attached to port 3")
+
+
+class NoSuchPortApp(App[None]):
+    def on_packet_in(self, state: None, ev: PacketIn, out: Out) -> None:
+        out.packet_out(ev.dpid, [Output(9)], buffer_id=ev.buffer_id)
+        return state
+
+
+def test_an_output_to_a_port_that_does_not_exist_is_an_app_error() -> None:
+    net = network(NoSuchPortApp())
+    state = run(net, HostSend("h1"), SwitchProcessPacket(1, 1), ControllerHandle(1))
+    ((kind, detail),) = net.alerts(state)
+    assert kind == "app-exception"
+    assert detail == "NoSuchPortApp sent packet-out -> output:9 to s1, which has no port 9 (ports: 1, 2)"
 
 
 class BackToInPort(App[None]):

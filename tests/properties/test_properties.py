@@ -15,7 +15,7 @@ from nice_attendre.models.events import HostSend, SwitchProcessCommand, SwitchPr
 from nice_attendre.models.flowtable import make_entry
 from nice_attendre.models.messages import PacketOut
 from nice_attendre.models.network import Network, Options
-from nice_attendre.models.packet import Match, Output, Packet
+from nice_attendre.models.packet import Flood, Match, Output, Packet
 from nice_attendre.models.scenario import HostState, Scenario, host_header
 from nice_attendre.models.topology import load_topology
 
@@ -43,14 +43,40 @@ def test_no_forwarding_loops() -> None:
     assert "came to s2 port 1 again" in prop.why(looped)
 
 
+def after_entry(net: Network, *actions: object) -> tuple[int, ...]:
+    """s1 takes h1#0 from port 1 with an entry for it that has ``actions``."""
+    entry = make_entry(0, 1, Match.of(eth_dst="h2"), tuple(actions))
+    return net.apply(net.encode({"table:1": (entry,), "port:1:1": (pkt(0),)}), SwitchProcessPacket(1, 1))
+
+
 def test_no_black_holes() -> None:
     net, prop = setup("no-black-holes")
-    forward = make_entry(0, 1, Match.of(eth_dst="h2"), (Output(2),))
-    drop = make_entry(0, 1, Match.of(eth_dst="h2"), ())
-    fine = net.apply(net.encode({"table:1": (forward,), "port:1:1": (pkt(0),)}), SwitchProcessPacket(1, 1))
-    assert prop.holds(fine)
-    bad = net.apply(net.encode({"table:1": (drop,), "port:1:1": (pkt(0),)}), SwitchProcessPacket(1, 1))
-    assert not prop.holds(bad) and "s1 dropped h1#0" in prop.why(bad)
+    assert prop.holds(after_entry(net, Output(2)))
+    # An output to a port where nothing is attached loses the packet: a black hole.
+    spare = Network(Scenario.ping(load_topology("linear:2").with_spare_port(1), 1), RouteFlow(), "openflow",
+                    Options(monitors=frozenset({"no-black-holes"})))
+    (spare_prop,) = [p for p in registry.build(spare, ["no-black-holes"]) if p.name == "no-black-holes"]
+    lost = after_entry(spare, Output(3))
+    assert not spare_prop.holds(lost)
+    assert spare_prop.why(lost) == "s1 dropped h1#0 [h1->h2] on its way to h2: nothing is attached to port 3"
+    # So does an output to a port the switch does not have, or to the packet's in-port.
+    no_port = after_entry(net, Output(7))
+    assert not prop.holds(no_port) and prop.why(no_port).endswith("s1 has no port 7")
+    back = after_entry(net, Output(1))
+    assert not prop.holds(back) and "its in-port" in prop.why(back)
+
+
+def test_a_deliberate_drop_is_not_a_black_hole() -> None:
+    """A firewall's drop entry (no actions) and a flood with nowhere to go lose nothing by mistake."""
+    net, prop = setup("no-black-holes")
+    assert prop.holds(after_entry(net))
+    single = Network(Scenario.ping(load_topology("linear:1"), 1), RouteFlow(), "openflow",
+                     Options(monitors=frozenset({"no-black-holes"})))
+    (single_prop,) = [p for p in registry.build(single, ["no-black-holes"]) if p.name == "no-black-holes"]
+    flood = make_entry(0, 1, Match.of(eth_dst="h2"), (Flood(),))
+    # h2 is gone from the only other port: the flood reaches nobody, and that is no black hole.
+    state = single.encode({"table:1": (flood,), "port:1:1": (pkt(0),)})
+    assert single_prop.holds(single.apply(state, SwitchProcessPacket(1, 1)))
 
 
 def test_no_forgotten_packets() -> None:
@@ -68,12 +94,21 @@ def test_no_forgotten_packets() -> None:
 def test_direct_paths() -> None:
     net, prop = setup("direct-paths")
     h2_got_first = HostState(0, ((H12, "h1", 0),), (2, 2))
+    # The monitor marks what a host sends once a packet of the flow reached the destination.
+    before = net.apply(net.encode({}), HostSend("h1"))
+    assert not net.value(before, "port:1:1")[0].followup
+    after = net.apply(net.encode({"host:h2": h2_got_first}), HostSend("h1"))
+    assert net.value(after, "port:1:1")[0].followup
     # A packet-in for a flow nothing of which arrived yet is fine.
     fine = net.apply(net.encode({"port:1:1": (pkt(1),)}), SwitchProcessPacket(1, 1))
     assert prop.holds(fine)
-    # A packet-in for the flow after its first packet reached h2 is not.
-    bad = net.apply(net.encode({"host:h2": h2_got_first, "port:1:1": (pkt(1),)}), SwitchProcessPacket(1, 1))
-    assert not prop.holds(bad) and "after an earlier packet of the flow reached h2" in prop.why(bad)
+    # So is one for a packet that was on its way before the first delivery: no app avoids it.
+    in_flight = net.apply(net.encode({"host:h2": h2_got_first, "port:1:1": (pkt(1),)}), SwitchProcessPacket(1, 1))
+    assert prop.holds(in_flight)
+    # A packet-in for a packet sent after the flow's first packet reached h2 is not.
+    bad = net.apply(net.encode({"host:h2": h2_got_first, "port:1:1": (pkt(1)._replace(followup=True),)}),
+                    SwitchProcessPacket(1, 1))
+    assert not prop.holds(bad) and "after an earlier packet of the flow had reached h2" in prop.why(bad)
 
 
 def test_strict_direct_paths() -> None:
@@ -105,12 +140,54 @@ def test_one_packet_in_per_flow() -> None:
     assert not prop.holds(second) and "second packet-in for flow" in prop.why(second)
 
 
+def received(*seqs: int) -> HostState:
+    return HostState(0, tuple((H12, "h1", seq) for seq in seqs), (2, 2))
+
+
 def test_no_reordering() -> None:
     net, prop = setup("no-reordering")
-    in_order = net.encode({"host:h2": HostState(2, ((H12, "h1", 0), (H12, "h1", 1)), (2, 2))})
-    assert prop.holds(in_order)
-    swapped = net.encode({"host:h2": HostState(2, ((H12, "h1", 1), (H12, "h1", 0)), (2, 2))})
-    assert not prop.holds(swapped) and prop.why(swapped) == "h2 received h1#1, h1#0"
+    assert prop.holds(net.encode({"host:h2": received(0, 1)}))
+    swapped = net.encode({"host:h2": received(1, 0)})
+    assert not prop.holds(swapped) and prop.why(swapped) == "h2 received h1#0 after h1#1 (h1#1, h1#0)"
+    # A second copy of an earlier packet is a duplicate, not a reordering.
+    assert prop.holds(net.encode({"host:h2": received(0, 1, 0)}))
+
+
+def test_no_duplicates() -> None:
+    net, prop = setup("no-duplicates")
+    assert prop.holds(net.encode({"host:h2": received(0, 1)}))
+    twice = net.encode({"host:h2": received(0, 1, 0)})
+    assert not prop.holds(twice) and prop.why(twice) == "h2 received h1#0 twice (h1#0, h1#1, h1#0)"
+
+
+def test_delivery() -> None:
+    net, prop = setup("delivery")
+    assert prop.expectation.value == "at_quiescence"
+    h1_sent = HostState(2, (), (1, 1), sent_to=((0, "h2"), (1, "h2")))
+    assert prop.holds(net.encode({"host:h1": h1_sent, "host:h2": received(0, 1)}))
+    lost = net.encode({"host:h1": h1_sent, "host:h2": received(1)})
+    assert not prop.holds(lost) and prop.why(lost) == "h1#0 never reached h2"
+    # A switch that hands a unicast frame to the wrong host misdelivers it (the monitor's alert).
+    three = Network(Scenario.ping(load_topology(triangle_hosts()), 1), RouteFlow(), "openflow",
+                    Options(monitors=frozenset({"delivery"})))
+    (three_prop,) = [p for p in registry.build(three, ["delivery"]) if p.name == "delivery"]
+    to_h3 = make_entry(0, 1, Match.of(eth_dst="h2"), (Output(three.topology.host_port["h3"][1]),))
+    state = three.apply(three.encode({"table:1": (to_h3,), "port:1:1": (pkt(0),)}), SwitchProcessPacket(1, 1))
+    assert not three_prop.holds(state)
+    assert "s1 sent h1#0 [h1->h2], addressed to h2, to h3" in three_prop.why(state)
+    # A flood reaching the other hosts too is no misdelivery.
+    flood = make_entry(0, 1, Match.of(eth_dst="h2"), (Flood(),))
+    state = three.apply(three.encode({"table:1": (flood,), "port:1:1": (pkt(0),)}), SwitchProcessPacket(1, 1))
+    assert three.alerts(state) == ()
+
+
+def triangle_hosts() -> object:
+    """One switch with three hosts."""
+    import networkx as nx
+
+    graph = nx.Graph()
+    graph.add_edges_from([("s1", "h1"), ("s1", "h2"), ("s1", "h3")])
+    return graph
 
 
 def test_app_exception_is_always_checked() -> None:
@@ -131,16 +208,17 @@ def test_monitors_do_not_change_the_state_space_of_a_correct_app() -> None:
     """Alert monitors only record violations: without one, the counts are the same."""
     base = verify("route-flow", topology="linear:3", packets=2, properties=[])
     monitored = verify("route-flow", topology="linear:3", packets=2,
-                       properties=["no-forwarding-loops", "no-black-holes", "direct-paths",
-                                   "no-forgotten-packets"])
+                       properties=["no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "delivery",
+                                   "no-duplicates"])
     assert base.stats.counts() == monitored.stats.counts()
 
 
 def test_history_keeping_monitors_add_state_only_when_checked() -> None:
-    """strict-direct-paths marks packets sent after an exchange, one-packet-in-per-flow keeps
-    the flows that caused a packet-in: checking them splits states, so the counts grow."""
+    """direct-paths marks packets sent after their flow's first delivery, strict-direct-paths
+    those sent after an exchange, one-packet-in-per-flow keeps the flows that caused a
+    packet-in: checking them splits states, so the counts grow."""
     base = verify("route-flow", topology="linear:3", packets=2, properties=[])
-    for name in ("strict-direct-paths", "one-packet-in-per-flow"):
+    for name in ("direct-paths", "strict-direct-paths", "one-packet-in-per-flow"):
         checked = verify("route-flow", topology="linear:3", packets=2, protocol="attendre", properties=[name])
         plain = verify("route-flow", topology="linear:3", packets=2, protocol="attendre", properties=[])
         assert checked.ok and checked.stats.transitions >= plain.stats.transitions

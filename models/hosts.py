@@ -1,0 +1,232 @@
+"""Hosts: sending their script, receiving, answering, moving (host mobility).
+
+A host is a sequential process. Its events:
+
+* **send** the next packet of its script (seq = the packet's index in the script);
+* **receive** the head frame of its link. A frame addressed to another host is ignored
+  (switches that flood deliver such copies; a misaddressed unicast frame is the
+  ``delivery`` monitor's business, at the switch that sent it). A replier answers every
+  unicast packet addressed to it that asks for an answer (data, syn), never an answer;
+* **answer** (only for hosts that also send or move): send the oldest answer due;
+* **move** to its next attachment point and announce itself there (a broadcast frame).
+
+Answers. A host that neither sends its own packets nor moves answers in the same event as
+it receives: nothing else it does could come between the two, and the answer enters the
+link to its switch, whose events interleave with everything else either way, so no
+interleaving is lost. A host that sends or moves answers in an event of its own, because
+there the order matters: its own next packet may leave before the answer, and a mobile
+host may move between receiving and answering (the answer then leaves from its new place).
+
+Sequence numbers. A packet's identity is (origin host, seq): a host's scripted packets have
+seqs 0..len(script)-1, its answers and announcements the following ones, in the order it
+creates them (so a host that sends and answers never skips a scripted packet).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from nice_attendre.models.events import HostAnswer, HostMove, HostReceive, HostSend
+from nice_attendre.models.packet import BROADCAST, Header, Packet
+
+if TYPE_CHECKING:
+    from nice_attendre.models.network import Network, Tx
+
+Delivery = tuple[Header, str, int]  # (header, origin host, seq) of a received packet
+
+
+class HostState(NamedTuple):
+    """A host's state.
+
+    * ``sent``: how many packets of its script it has sent;
+    * ``received``: what it received, in order, as (header, origin, seq);
+    * ``location``: where it is attached (dpid, port);
+    * ``extra``: how many packets it created beyond its script (answers, announcements);
+    * ``answers``: answers due and not sent yet (hosts that answer in events of their own);
+    * ``sent_to``: (seq, destination host) of every unicast packet it sent to a host of the
+      network, sorted (for the ``delivery`` property; a function of the rest, so it never
+      makes otherwise equal states differ).
+    """
+
+    sent: int
+    received: tuple[Delivery, ...]
+    location: tuple[int, int]
+    extra: int = 0
+    answers: tuple[Packet, ...] = ()
+    sent_to: tuple[tuple[int, str], ...] = ()
+
+
+#: The kind of packet that answers each kind a replier answers (answers are not answered).
+REPLY_KIND = {"syn": "syn-ack", "data": "reply"}
+
+
+def reply_to(packet: Packet, host: str, seq: int) -> Packet:
+    """The packet ``host`` sends in answer to ``packet`` (with sequence number ``seq``)."""
+    return Packet(packet.hdr.reversed(), host, seq, REPLY_KIND[packet.kind])
+
+
+class Hosts:
+    """The hosts of one network: their event sources and transitions."""
+
+    def __init__(self, net: "Network") -> None:
+        self.net = net
+        topo = net.topology
+        specs = net.specs
+        self.mobile = tuple(h for h in topo.hosts if h in specs and specs[h].moves)
+        #: Hosts that answer in the event that receives (see the module docstring).
+        self.atomic_answers = frozenset(h for h in topo.hosts
+                                        if h in specs and not specs[h].script and not specs[h].moves)
+        self.host_of_mac = {h: h for h in topo.hosts}
+        self._script_length = {h: len(specs[h].script) if h in specs else 0 for h in topo.hosts}
+        self._move_cache: dict[tuple[str, int], tuple[HostMove, ...]] = {}
+
+    def layout(self) -> None:
+        """Build the event sources once the network's slots exist."""
+        net = self.net
+        topo = net.topology
+        values = net.interned(net.slot_host[topo.hosts[0]])
+        self.values = values
+        self.senders = tuple((net.slot_host[h], HostSend(h), self._script_length[h])
+                             for h in topo.hosts if self._script_length[h])
+        self.receivers = tuple((net.slot_inbox[h], HostReceive(h)) for h in topo.hosts)
+        self.answerers = tuple((net.slot_host[h], HostAnswer(h)) for h in topo.hosts
+                               if h in net.specs and net.specs[h].replies and h not in self.atomic_answers)
+        self.movers = tuple((net.slot_host[h], h) for h in self.mobile)
+
+    def initial(self, host: str) -> HostState:
+        """A host before any event: nothing sent or received, at its place in the topology."""
+        return HostState(0, (), self.net.topology.host_port[host])
+
+    def events(self, state: tuple[int, ...], events: list[Any]) -> None:
+        """Append the hosts' enabled events to ``events``: sends, receives, answers, moves."""
+        values = self.values
+        for slot, event, length in self.senders:
+            if values[state[slot]].sent < length:
+                events.append(event)
+        for slot, event in self.receivers:
+            if state[slot]:
+                events.append(event)
+        for slot, event in self.answerers:
+            if values[state[slot]].answers:
+                events.append(event)
+        slot_port = self.net.slot_port
+        for slot, host in self.movers:
+            moves = self._moves(host, state[slot])
+            # A host unplugs only once its frames on the wire have reached the switch.
+            if moves and not state[slot_port[values[state[slot]].location]]:
+                events.extend(moves)
+
+    def _moves(self, host: str, value: int) -> tuple[HostMove, ...]:
+        """The move ``host`` can make next: it walks its list of moves in order, once each.
+
+        (``events`` also waits until the switch has taken every frame the host sent from
+        where it is: a host does not unplug with frames still on its cable. Without that, an
+        old frame could reach the switch after the host announced its new place, and no
+        controller could tell which place is current.)"""
+        key = (host, value)
+        cached = self._move_cache.get(key)
+        if cached is None:
+            location = self.values[value].location
+            moves = self.net.specs[host].moves
+            index = moves.index(location) + 1 if location in moves else 0
+            cached = self._move_cache[key] = tuple(HostMove(host, d, p) for d, p in moves[index:index + 1])
+        return cached
+
+    # ---- transitions ------------------------------------------------------------------
+
+    def _emit(self, tx: "Tx", host: str, hs: HostState, packet: Packet) -> HostState:
+        """``host`` puts ``packet`` on its link; return its state with the packet logged."""
+        net = self.net
+        dst = self.host_of_mac.get(packet.hdr.eth_dst)
+        if dst is not None and dst != host:
+            hs = hs._replace(sent_to=tuple(sorted(hs.sent_to + ((packet.seq, dst),))))
+        tx.push(net.slot_port[hs.location], packet)
+        return hs
+
+    def send(self, tx: "Tx", ev: HostSend) -> None:
+        """``ev.host`` sends the next packet of its script."""
+        host = ev.host
+        slot = self.net.slot_host[host]
+        hs: HostState = tx.get(slot)
+        hdr, kind = self.net.specs[host].script[hs.sent]
+        packet = self.marked(tx, Packet(hdr, host, hs.sent, kind))
+        dpid, port = hs.location
+        tx.note(lambda: f"{host} sends {packet} to s{dpid}:{port}")
+        tx.put(slot, self._emit(tx, host, hs._replace(sent=hs.sent + 1), packet))
+
+    def receive(self, tx: "Tx", ev: HostReceive) -> None:
+        """``ev.host`` takes the head frame of its link (and answers or queues an answer)."""
+        host = ev.host
+        net = self.net
+        packet: Packet = tx.pop(net.slot_inbox[host])
+        if packet.hdr.eth_dst not in (host, BROADCAST):
+            tx.note(lambda: f"{host} ignores {packet} (not addressed to it)")
+            return
+        slot = net.slot_host[host]
+        hs: HostState = tx.get(slot)
+        hs = hs._replace(received=hs.received + ((packet.hdr, packet.origin, packet.seq),))
+        spec = net.specs.get(host)
+        if spec is None or not spec.replies or packet.hdr.eth_dst != host or packet.kind not in REPLY_KIND:
+            tx.put(slot, hs)
+            tx.note(lambda: f"{host} receives {packet}")
+            return
+        answer = reply_to(packet, host, self._script_length[host] + hs.extra)
+        hs = hs._replace(extra=hs.extra + 1)
+        if host in self.atomic_answers:
+            tx.put(slot, hs)  # marking the answer reads this host's deliveries
+            answer = self.marked(tx, answer)
+            dpid, port = hs.location
+            tx.note(lambda: f"{host} receives {packet} and answers with {answer} to s{dpid}:{port}")
+            tx.put(slot, self._emit(tx, host, hs, answer))
+        else:
+            tx.note(lambda: f"{host} receives {packet}; its answer {answer.label()} is due")
+            tx.put(slot, hs._replace(answers=hs.answers + (answer,)))
+
+    def answer(self, tx: "Tx", ev: HostAnswer) -> None:
+        """``ev.host`` sends the oldest answer due, from where it is now."""
+        host = ev.host
+        slot = self.net.slot_host[host]
+        hs: HostState = tx.get(slot)
+        answer = self.marked(tx, hs.answers[0])
+        hs = hs._replace(answers=hs.answers[1:])
+        dpid, port = hs.location
+        tx.note(lambda: f"{host} answers with {answer} to s{dpid}:{port}")
+        tx.put(slot, self._emit(tx, host, hs, answer))
+
+    def move(self, tx: "Tx", ev: HostMove) -> None:
+        """The host moves and announces itself from its new port (a broadcast frame, like a
+        gratuitous ARP), so that the network can learn where it is now."""
+        host = ev.host
+        slot = self.net.slot_host[host]
+        hs: HostState = tx.get(slot)
+        seq = self._script_length[host] + hs.extra
+        announce = Packet(Header(host, BROADCAST, host, BROADCAST), host, seq, "announce")
+        old = hs.location
+        hs = hs._replace(extra=hs.extra + 1, location=(ev.dpid, ev.port))
+        tx.note(lambda: f"{host} moves from s{old[0]}:{old[1]} to s{ev.dpid}:{ev.port} "
+                f"and announces itself ({announce})")
+        tx.put(slot, self._emit(tx, host, hs, announce))
+
+    # ---- history for the monitors -----------------------------------------------------
+
+    def marked(self, tx: "Tx", packet: Packet) -> Packet:
+        """``packet`` with the history bits the running monitors read, set at the moment it is
+        sent: ``followup`` (direct-paths: a packet of its flow already reached the
+        destination) and ``late`` (strict-direct-paths: its two hosts had exchanged unicast
+        packets both ways). Both stay False when their monitor is off, so packets carry no
+        history then."""
+        monitors = self.net.options.monitors
+        if "direct-paths" not in monitors and "strict-direct-paths" not in monitors:
+            return packet
+        hdr = packet.hdr
+        src, dst = self.host_of_mac.get(hdr.eth_src), self.host_of_mac.get(hdr.eth_dst)
+        if src is None or dst is None:
+            return packet
+        net = self.net
+        at_dst = tx.get(net.slot_host[dst]).received
+        followup = "direct-paths" in monitors and any(d[0] == hdr for d in at_dst)
+        late = ("strict-direct-paths" in monitors
+                and any(d[0].eth_src == src and d[0].eth_dst == dst for d in at_dst)
+                and any(d[0].eth_src == dst and d[0].eth_dst == src for d in tx.get(net.slot_host[src]).received))
+        if followup or late:
+            return packet._replace(followup=followup, late=late)
+        return packet
