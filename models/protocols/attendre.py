@@ -159,7 +159,11 @@ class Attendre(OpenFlow):
         return packet._replace(ac=entry.encap)
 
     def table_miss(self, tx: "Tx", dpid: int, in_port: int, packet: Packet, table_id: int) -> None:
-        """Lines 21-24: buffer entry with the packet's exact match, highest priority; packet-in."""
+        """Lines 21-24: buffer entry with the packet's exact match, highest priority; packet-in.
+        (OpenFlow 1.3 without a table-miss entry: dropped, as under OpenFlow.)"""
+        if self.version == "1.3":
+            super().table_miss(tx, dpid, in_port, packet, table_id)
+            return
         buffer_id = self.buffer_packet(tx, dpid, in_port, packet)
         version = (dpid, buffer_id)
         entry = flowtable.make_entry(table_id, BUFFER_PRIORITY, Match.exact(packet.hdr, in_port), None,
@@ -186,7 +190,7 @@ class Attendre(OpenFlow):
 
         entry = self.install(tx, dpid, msg, fields)
         if msg.buffer_id is not None and entry is not None:
-            self.release_buffered(tx, dpid, msg.buffer_id, msg.actions, self._encapsulate(msg.ac))
+            self.release_buffered(tx, dpid, msg.buffer_id, self.release_actions(msg), self._encapsulate(msg.ac))
         self.message_done(tx, dpid, msg.ms)
 
     def packet_out(self, tx: "Tx", dpid: int, msg: PacketOut) -> None:
