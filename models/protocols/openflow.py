@@ -345,6 +345,7 @@ class OpenFlow:
         if msg.buffer_id is not None:
             self.release_buffered(tx, dpid, msg.buffer_id, msg.actions)
         elif msg.packet is not None:
+            tx.note(lambda: f"s{dpid} applies {_actions(msg.actions)} to {msg.packet} (carried by the packet-out)")
             goto = self.execute(tx, dpid, msg.in_port, msg.packet, msg.actions)
             if goto is not None:
                 self.pipeline(tx, dpid, msg.in_port, msg.packet, goto)
