@@ -132,7 +132,7 @@ class Output:
     port: int
 
     def __str__(self) -> str:
-        return f"output:{self.port}"
+        return "output:table" if self.port == -1 else f"output:{self.port}"  # -1: messages.TABLE
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,9 @@
 it (so traces say ``SimpleSwitch13.on_packet_in``). Building it builds the Ryu app (its
 constructor gets the app options as keyword arguments). Then:
 
+* **Options.** App options (``-o KEY=VALUE``) are keyword arguments of the Ryu app's
+  constructor; one that no ``__init__`` of the app's classes names is an error (os-ken's
+  own constructor would swallow it).
 * **State.** The app's own attributes (every instance attribute but os-ken's framework ones)
   are frozen into a canonical hashable value after each handler call and restored before the
   next (:mod:`.state`); the Ryu object itself is configuration, reused for every call.
@@ -71,6 +74,20 @@ def _framework_attributes() -> frozenset[str]:
     return frozenset(vars(app_manager.OSKenApp())) | frozenset(_REFUSED_METHODS)
 
 
+def _named_parameters(ryu_class: type) -> set[str]:
+    """The keyword parameters the ``__init__`` methods of the app's own classes name."""
+    names: set[str] = set()
+    for klass in ryu_class.__mro__:
+        if klass is app_manager.OSKenApp:
+            break
+        init = klass.__dict__.get("__init__")
+        if init is not None:
+            for parameter in inspect.signature(init).parameters.values():
+                if parameter.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+                    names.add(parameter.name)
+    return names - {"self"}
+
+
 def negotiate(ryu_class: type) -> int:
     """The wire version the model's switches speak with ``ryu_class`` (from ``OFP_VERSIONS``)."""
     offered = getattr(ryu_class, "OFP_VERSIONS", None)
@@ -113,6 +130,11 @@ class RyuAdapter(App[Frozen]):
         self._out: Out | None = None
         self._context: PacketIn | None = None
         self._switches: _Switches | None = None
+        accepted = _named_parameters(cls)
+        unknown = sorted(set(options) - accepted)
+        if unknown:  # os-ken's constructor would swallow them silently
+            raise TypeError(f"{cls.__name__} takes no option {unknown[0]!r} (its constructors name: "
+                            f"{', '.join(sorted(accepted)) or 'none'})")
         with env.handler_environment():
             app = cls(**options)
         for name, feature in _REFUSED_METHODS.items():
