@@ -177,12 +177,17 @@ class OpenFlow:
         table_id, reason = 0, "action"
         if self.version == "1.3" and entry is not None:
             table_id = entry.table_id
-            if entry.priority == 0 and not entry.match.fields and entry.match.in_port is None:
+            if self.is_table_miss_entry(entry):
                 reason = "no-match"
         buffer_id = self.buffer_packet(tx, dpid, in_port, packet) if action.buffered else None
         tx.note(lambda: f"s{dpid} sends {packet.label()} to the controller"
                 + (" (buffered, the packet-in carries its buffer id)" if action.buffered else ""))
         self.send_packet_in(tx, PacketIn(dpid, in_port, buffer_id, packet, table_id, reason))
+
+    def is_table_miss_entry(self, entry: flowtable.Entry) -> bool:
+        """Whether ``entry`` is an OpenFlow 1.3 table-miss entry (priority 0, matching everything)."""
+        return (self.version == "1.3" and entry.priority == 0 and not entry.match.fields
+                and entry.match.in_port is None)
 
     def drop(self, tx: "Tx", dpid: int, packet: Packet) -> None:
         """``packet`` leaves the network at ``dpid`` without reaching a host."""

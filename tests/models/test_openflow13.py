@@ -127,3 +127,25 @@ def test_modify_or_add_adds_when_nothing_is_covered_and_modify_does_not() -> Non
     net = network(Scripted("1.0", [(0, 9, match, [Output(2)], "add"), (0, 3, EVERYTHING, [Output(1)], "modify-or-add")]))
     (entry,) = net.value(run(net, *commands(2)), "table:1")
     assert (entry.priority, entry.actions) == (9, (Output(1),))  # covered: modified, nothing added
+
+
+def test_under_attendre_the_table_miss_entry_is_the_papers_table_miss() -> None:
+    """The hit adds a buffer entry; the flow's next packet waits instead of causing a packet-in,
+    and is matched again once the switch has processed the answer (its message set)."""
+    app = Scripted("1.3", [(0, 0, EVERYTHING, [ToController()], "add")])
+    net = Network(Scenario.ping(load_topology("linear:1"), 2), app, "attendre", Options())
+    state = run(net, *commands(1), HostSend("h1"), HostSend("h1"), SwitchProcessPacket(1, 1), SwitchProcessPacket(1, 1))
+    (msg,) = net.value(state, "ctrlq:1")  # one packet-in: h1#1 waits
+    assert (msg.reason, msg.buffer_id, msg.packet.uid) == ("no-match", None, ("h1", 0))
+    buffer_entry = net.value(state, "table:1")[0]
+    assert buffer_entry.buffer == (1, ("h1", 0, -1)) and buffer_entry.match.in_port == 1
+    state = net.apply(state, ControllerHandle(1))
+    packet_out, _barrier = net.value(state, "cmdq:1")
+    assert packet_out.ms is not None and packet_out.ms.version == (1, ("h1", 0, -1)) and packet_out.ms.size == 1
+    _state, notes = net.narrate(state, SwitchProcessCommand(1))
+    assert notes == ["s1 applies output:2 to data h1#0 [h1->h2] (carried by the packet-out)",
+                     "s1 sends data h1#0 [h1->h2] out of port 2 to h2",
+                     "s1 finished message set s1/h1#0@port1; buffer actions removed",
+                     "s1 re-matches waiting data h1#1 [h1->h2]",
+                     "s1: h1#1 from port 1 matches [prio 0 {*} -> controller]",
+                     "s1 sends h1#1 to the controller (table-miss entry); buffer entry added"]

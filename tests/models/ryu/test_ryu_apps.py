@@ -37,9 +37,9 @@ PINNED: list[tuple[str, dict[str, Any], list[str] | None, dict[str, tuple[int, i
     (LS10, {}, None, {"openflow": (654, 379, 276, 38), "openflow-b": (654, 379, 276, 38),
                       "attendre": (552, 322, 231, 36)}),
     (LS13, {}, NO_RACE, {"openflow": (1423, 769, 655, 46), "openflow-b": (1423, 769, 655, 46),
-                         "attendre": (1423, 769, 655, 46)}),
+                         "attendre": (1081, 572, 510, 45)}),
     (LS13, {"tables": 2}, NO_RACE, {"openflow": (2155, 1009, 1147, 49), "openflow-b": (2155, 1009, 1147, 49),
-                                    "attendre": (2155, 1009, 1147, 49)}),
+                                    "attendre": (1792, 806, 987, 48)}),
 ]
 
 
