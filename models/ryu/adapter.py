@@ -122,6 +122,8 @@ class RyuAdapter(App[Frozen]):
     wire_version: ClassVar[int] = ofproto_v1_3.OFP_VERSION
     default_properties: ClassVar[tuple[str, ...] | None] = ("no-forwarding-loops", "no-black-holes",
                                                             "no-forgotten-packets")
+    #: Remember each handler call's outcome per (handler, state, message): see :meth:`_run`.
+    memoize: ClassVar[bool] = True
 
     def __init__(self, **options: Any) -> None:
         cls = self.ryu_class
@@ -130,6 +132,7 @@ class RyuAdapter(App[Frozen]):
         self._out: Out | None = None
         self._context: PacketIn | None = None
         self._switches: _Switches | None = None
+        self._memo: dict[tuple[Any, ...], tuple[Frozen, tuple[Any, ...]]] = {}
         accepted = _named_parameters(cls)
         unknown = sorted(set(options) - accepted)
         if unknown:  # os-ken's constructor would swallow them silently
@@ -186,6 +189,7 @@ class RyuAdapter(App[Frozen]):
     def _switches_for(self, topology: Topology) -> _Switches:
         if self._switches is None or self._switches.topology is not topology:
             self._switches = _Switches(self, topology)
+            self._memo.clear()
         return self._switches
 
     def _receive(self, datapath: CheckerDatapath, msg: Any) -> None:
@@ -195,9 +199,22 @@ class RyuAdapter(App[Frozen]):
         self._switches.translator.send(datapath, msg, self._out, self._context)
 
     def _run(self, state: Frozen, out: Out, context: PacketIn | None,
-             events: Callable[[_Switches], list[tuple[Any, str]]]) -> Frozen:
-        """Restore ``state``, dispatch the (event, phase) pairs ``events`` builds, freeze."""
+             events: Callable[[_Switches], list[tuple[Any, str]]], key: tuple[Any, ...]) -> Frozen:
+        """Restore ``state``, dispatch the (event, phase) pairs ``events`` builds, freeze.
+
+        A handler call is a function of the app's state and the message (the clock and
+        randomness are fixed, the datapaths are configuration), so its outcome (new state and
+        requests) is remembered per (``key``, state) and replayed: the same packet-in in the
+        same app state recurs across many interleavings. Calls that raise are not remembered.
+        """
         switches = self._switches_for(out.topology)
+        memo_key = (key, state)
+        if self.memoize:
+            known = self._memo.get(memo_key)
+            if known is not None:
+                out.requests.extend(known[1])
+                return known[0]
+        first = len(out.requests)
         datapaths = switches.datapaths
         restore_attributes(self.ryu, state, self._skip, datapaths.__getitem__)
         for datapath in datapaths.values():
@@ -211,7 +228,10 @@ class RyuAdapter(App[Frozen]):
                             method(ev)
         finally:
             self._out, self._context = None, None
-        return freeze_attributes(self.ryu, self._skip, CheckerDatapath)
+        new = freeze_attributes(self.ryu, self._skip, CheckerDatapath)
+        if self.memoize:
+            self._memo[memo_key] = (new, tuple(out.requests[first:]))
+        return new
 
     def initial_state(self) -> Frozen:
         return freeze_attributes(self.ryu, self._skip, CheckerDatapath)
@@ -224,14 +244,14 @@ class RyuAdapter(App[Frozen]):
             change.state = ryu_handler.MAIN_DISPATCHER
             return [(features, ryu_handler.CONFIG_DISPATCHER), (change, ryu_handler.MAIN_DISPATCHER)]
 
-        return self._run(state, out, None, events)
+        return self._run(state, out, None, events, ("join", dpid))
 
     def on_packet_in(self, state: Frozen, ev: PacketIn, out: Out) -> Frozen:
         def events(switches: _Switches) -> list[tuple[Any, str]]:
             msg = switches.wire.packet_in(switches.datapaths[ev.dpid], ev)
             return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
 
-        return self._run(state, out, ev, events)
+        return self._run(state, out, ev, events, ("packet-in", ev))
 
     def on_port_stats(self, state: Frozen, ev: PortStatsReply, out: Out) -> Frozen:
         def events(switches: _Switches) -> list[tuple[Any, str]]:
@@ -239,14 +259,14 @@ class RyuAdapter(App[Frozen]):
                                                  ev.load)
             return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
 
-        return self._run(state, out, None, events)
+        return self._run(state, out, None, events, ("port-stats", ev))
 
     def on_barrier_reply(self, state: Frozen, ev: BarrierReply, out: Out) -> Frozen:
         def events(switches: _Switches) -> list[tuple[Any, str]]:
             msg = switches.wire.barrier_reply(switches.datapaths[ev.dpid], ev.xid if isinstance(ev.xid, int) else 0)
             return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
 
-        return self._run(state, out, None, events)
+        return self._run(state, out, None, events, ("barrier", ev))
 
 
 @lru_cache(maxsize=None)

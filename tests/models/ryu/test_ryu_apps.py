@@ -1,4 +1,4 @@
-"""Unmodified Ryu-API apps (tests/data/ryu_apps) verified the way a user would: CLI and library.
+"""Unmodified Ryu-API apps (examples/ryu) verified the way a user would: CLI and library.
 
 Two learning switches written for these tests, one per OpenFlow version, each with a buggy
 variant: counts pinned under the three protocols, the bugs found with readable traces, the
@@ -23,7 +23,7 @@ from nice_attendre.cli import main
 from nice_attendre.property import Property
 
 ROOT = Path(__file__).resolve().parents[3]
-APPS = ROOT / "tests" / "data" / "ryu_apps"
+APPS = ROOT / "examples" / "ryu"
 LS10 = f"{APPS / 'learning_switch_10.py'}:LearningSwitch10"
 FORGETFUL10 = f"{APPS / 'learning_switch_10.py'}:ForgetfulLearningSwitch10"
 LS13 = f"{APPS / 'learning_switch_13.py'}:LearningSwitch13"
@@ -197,3 +197,29 @@ def test_counts_do_not_depend_on_the_hash_seed() -> None:
                              env={**os.environ, "PYTHONHASHSEED": seed})
         seen.add(out.stdout)
     assert seen == {"(2155, 1009, 1147, 49) []\n"}
+
+
+@pytest.mark.parametrize("protocol", ["openflow", "openflow-b", "attendre"])
+def test_the_native_twin_has_the_same_state_space(protocol: str) -> None:
+    """examples/learning_switch.py makes the Ryu app's decisions through the checker's own API:
+    the same counts show that the adapter adds no state and loses none."""
+    native = verify(f"{ROOT / 'examples' / 'learning_switch.py'}:LearningSwitch", topology="linear:4", packets=3,
+                    protocol=protocol)
+    ryu = verify(LS10, topology="linear:4", packets=3, protocol=protocol)
+    assert native.ok and ryu.ok and native.complete and ryu.complete
+    assert native.stats.counts() == ryu.stats.counts()
+
+
+def test_remembered_handler_calls_change_nothing() -> None:
+    """The adapter replays a handler call's outcome for the same app state and message; without
+    that, every count and the first counterexample are the same."""
+    from nice_attendre.loading import resolve_app_class
+
+    adapted = resolve_app_class(LS13)
+    fresh = type("LearningSwitch13", (adapted,), {"memoize": False})
+    for app in (adapted, fresh):
+        result = verify(app, topology="linear:3", packets=2, properties=NO_RACE, app_options={"tables": 2},
+                        protocol="attendre")
+        assert result.stats.counts() == (1792, 806, 987, 48)
+    first = [verify(app, topology="linear:3", packets=2).discoveries[0] for app in (adapted, fresh)]
+    assert first[0].trace == first[1].trace and first[0].reason == first[1].reason

@@ -14,7 +14,7 @@ from nice_attendre.models.app import App
 from nice_attendre.models.ryu import MISSING
 
 ROOT = Path(__file__).resolve().parents[3]
-APPS = ROOT / "tests" / "data" / "ryu_apps"
+APPS = ROOT / "examples" / "ryu"
 
 #: Runs the CLI in a fresh interpreter where importing os_ken fails, as without the extra.
 WITHOUT_OS_KEN = """

