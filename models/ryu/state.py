@@ -32,6 +32,16 @@ def order(value: Frozen) -> tuple[Any, ...]:
     return (_RANK[kind], value)
 
 
+def _sorted(items: list[Frozen]) -> tuple[Frozen, ...]:
+    """``items`` in :func:`order`. Frozen values of the same shape compare directly, in the
+    same order (their scalars are ints, strs and tagged tuples); only mixed shapes raise
+    TypeError and need the slower key."""
+    try:
+        return tuple(sorted(items))
+    except TypeError:
+        return tuple(sorted(items, key=order))
+
+
 def freeze(value: Any, where: str, datapath_type: type | None = None) -> Frozen:
     """The canonical hashable form of ``value``; ``where`` names it in errors (``self.x``)."""
     kind = type(value)
@@ -43,12 +53,10 @@ def freeze(value: Any, where: str, datapath_type: type | None = None) -> Frozen:
         return (kind.__name__, tuple(freeze(item, f"{where}[{index}]", datapath_type)
                                      for index, item in enumerate(value)))
     if kind is set or kind is frozenset:
-        return (kind.__name__, tuple(sorted((freeze(item, f"{where} item", datapath_type) for item in value),
-                                            key=order)))
+        return (kind.__name__, _sorted([freeze(item, f"{where} item", datapath_type) for item in value]))
     if kind is dict or kind is defaultdict:
-        items = tuple(sorted(((freeze(key, f"{where} key {key!r}", datapath_type),
-                               freeze(item, f"{where}[{key!r}]", datapath_type)) for key, item in value.items()),
-                             key=order))
+        items = _sorted([(freeze(key, f"{where} key {key!r}", datapath_type),
+                          freeze(item, f"{where}[{key!r}]", datapath_type)) for key, item in value.items()])
         if kind is dict:
             return ("dict", items)
         factory = value.default_factory

@@ -419,3 +419,17 @@ def test_detection_and_adapter_identity() -> None:
     assert adapted.openflow_version == "1.3" and adapt(PacketIn10).openflow_version == "1.0"
     assert adapted().describe() == "PacketIn13 (Ryu app, OpenFlow 1.3)"
     assert adapted().handled_events() == ("EventOFPSwitchFeatures", "EventOFPPacketIn")
+
+
+@pytest.mark.parametrize("value", [
+    {3: "a", 1: "b", 2: "c"},
+    {"h2": 1, "h10": 2, "h1": 3},
+    {(1, "x"): 1, (1, "a"): 2, (0, "z"): 3},
+    {1: 0, "a": 0, None: 0, (1,): 0, 2.5: 0, True: 0, b"x": 0},
+    {frozenset({1, 2}), frozenset({"a"}), frozenset()},
+])
+def test_sorting_is_the_same_whichever_way_it_is_done(value: Any) -> None:
+    from nice_attendre.models.ryu.state import order
+
+    frozen = freeze(value, "self.v")
+    assert list(frozen[1]) == sorted(frozen[1], key=order)
