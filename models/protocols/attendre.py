@@ -233,7 +233,8 @@ class Attendre(OpenFlow):
             self.release_buffered(tx, dpid, msg.buffer_id, msg.actions, self._encapsulate(msg.ac))
         elif msg.packet is not None:
             packet = msg.packet if msg.ac is None else msg.packet._replace(ac=msg.ac)
-            tx.note(lambda: f"s{dpid} applies {format_actions(msg.actions)} to {msg.packet} (carried by the packet-out)")
+            tx.note(lambda: f"s{dpid} applies {format_actions(msg.actions)} to {msg.packet} "
+                    "(carried by the packet-out)")
             goto = self.execute(tx, dpid, msg.in_port, packet, msg.actions)
             if goto is not None:
                 self.pipeline(tx, dpid, msg.in_port, packet, goto)

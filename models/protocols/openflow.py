@@ -315,7 +315,7 @@ class OpenFlow:
             tx.s[slot] = self.net._intern[slot](table)
             self._install_cache[key] = (msg, tx.s[slot], entry)
         tx.note(lambda: f"s{dpid} installs [{entry}]" if entry is not None
-                else f"s{dpid} modifies entries {msg.match} -> {_actions(msg.actions)}" if msg.command.startswith("modify")
+                else f"s{dpid} modifies entries {msg.match} -> {_actions(msg.actions)}" if msg.command[0] == "m"
                 else f"s{dpid} deletes entries {msg.match}" + (" (strict)" if msg.command == "delete-strict" else ""))
         return entry
 

@@ -9,13 +9,15 @@ Inside :func:`handler_environment` (every handler call, and the app's constructi
   of every call and restored afterwards, so ``random.random()`` and ``from random import
   choice`` give the same values in every call, whatever ran before.
 * What the model cannot run is refused with :class:`UnsupportedFeature` naming it: threads
-  (``hub.spawn``, ``hub.spawn_after``) and blocking (``hub.sleep``, ``time.sleep``).
+  (``hub.spawn``, ``hub.spawn_after``, ``threading.Thread.start``) and blocking
+  (``hub.sleep``, ``time.sleep``).
 
 The patches are undone when the call returns or raises, so nothing outside app code sees them.
 """
 from __future__ import annotations
 
 import random
+import threading
 import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -57,6 +59,7 @@ _PATCHES: tuple[tuple[Any, str, Callable[..., Any]], ...] = (
     (hub, "sleep", _refuse("blocking (hub.sleep)")),
     (hub, "spawn", _refuse("starting threads (hub.spawn)")),
     (hub, "spawn_after", _refuse("starting threads (hub.spawn_after)")),
+    (threading.Thread, "start", _refuse("starting threads (threading.Thread.start)")),
 )
 
 

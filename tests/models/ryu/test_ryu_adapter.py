@@ -357,6 +357,13 @@ class StartsCleanly(Recorder):
         return super().start()
 
 
+class Threads(Recorder):
+    def join(self, dp: Any) -> None:
+        import threading
+
+        threading.Thread(target=print).start()
+
+
 class Sleeps(Recorder):
     def join(self, dp: Any) -> None:
         hub.sleep(1)
@@ -379,6 +386,7 @@ class Version14(Recorder):
     (Spawns, r"cannot create Spawns with options \{\}: Ryu apps: starting threads \(hub.spawn\)"),
     (SpawnsInStart, r"starting threads \(hub.spawn in start\)"),
     (Sleeps, r"blocking \(hub.sleep\)"),
+    (Threads, r"starting threads \(threading.Thread.start\)"),
     (Requests, r"blocking requests \(send_request"),
     (WithContexts, r"contexts \(_CONTEXTS: dpset\)"),
     (Version14, r"OFP_VERSIONS \[0x5\] has neither OpenFlow 1.0"),

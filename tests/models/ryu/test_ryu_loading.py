@@ -71,8 +71,9 @@ def test_a_module_spec_and_a_typo_in_the_class_name() -> None:
 
 
 def test_an_app_option_the_ryu_constructor_rejects_is_one_error() -> None:
-    with pytest.raises(AppLoadError, match=r"cannot create LearningSwitch13 with options \{'colour': 'red'\}: "
-                                           r"LearningSwitch13 takes no option 'colour' \(its constructors name: tables\)"):
+    expected = (r"cannot create LearningSwitch13 with options \{'colour': 'red'\}: "
+                r"LearningSwitch13 takes no option 'colour' \(its constructors name: tables\)")
+    with pytest.raises(AppLoadError, match=expected):
         load_app(f"{APPS / 'learning_switch_13.py'}:LearningSwitch13", {"colour": "red"})
 
 
