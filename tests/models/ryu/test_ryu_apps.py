@@ -223,3 +223,27 @@ def test_remembered_handler_calls_change_nothing() -> None:
         assert result.stats.counts() == (1792, 806, 987, 48)
     first = [verify(app, topology="linear:3", packets=2).discoveries[0] for app in (adapted, fresh)]
     assert first[0].trace == first[1].trace and first[0].reason == first[1].reason
+
+
+#: (app, properties) -> protocol -> (counts up to the first violation, property, trace length)
+#: on linear:3 with 2 packets.
+BUGGY = [
+    (FORGETFUL10, None, {"openflow": ((28, 29, 0, 28), 28), "openflow-b": ((28, 29, 0, 28), 28),
+                         "attendre": ((29, 30, 0, 29), 29)}, "no-forgotten-packets"),
+    (BUFFERING13, NO_RACE, {p: ((42, 38, 5, 29), 29) for p in ("openflow", "openflow-b", "attendre")},
+     "no-forgotten-packets"),
+    (LS13, None, {p: ((3, 4, 0, 3), 3) for p in ("openflow", "openflow-b", "attendre")}, "no-black-holes"),
+]
+
+
+@pytest.mark.parametrize("protocol", ["openflow", "openflow-b", "attendre"])
+@pytest.mark.parametrize("app,properties,pinned,expected", BUGGY,
+                         ids=["forgetful-10", "buffering-13", "table-miss-race-13"])
+def test_buggy_variants_and_the_race_under_every_protocol(app: str, properties: list[str] | None,
+                                                          pinned: dict[str, Any], expected: str,
+                                                          protocol: str) -> None:
+    result = verify(app, topology="linear:3", packets=2, protocol=protocol, properties=properties)
+    (found,) = result.discoveries
+    assert found.property == expected and not result.complete
+    assert (result.stats.counts(), len(found.trace)) == pinned[protocol]
+    assert found.trace.replay(result.system) == found.trace.final
