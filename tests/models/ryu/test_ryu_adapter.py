@@ -441,3 +441,44 @@ def test_sorting_is_the_same_whichever_way_it_is_done(value: Any) -> None:
 
     frozen = freeze(value, "self.v")
     assert list(frozen[1]) == sorted(frozen[1], key=order)
+
+
+def flow_mods_at_join(versions: list[int], commands: list[str]) -> type:
+    """A Ryu app that sends flow-mods with these OFPFC_ commands (match eth_dst h2, output 2)."""
+    class FlowMods(Recorder):
+        OFP_VERSIONS = versions
+
+        def join(self, dp: Any) -> None:
+            ofp, parser = dp.ofproto, dp.ofproto_parser
+            for name in commands:
+                command = getattr(ofp, f"OFPFC_{name}")
+                if ofp.OFP_VERSION == 0x01:
+                    match = parser.OFPMatch(dl_dst="00:00:00:00:00:02")
+                    dp.send_msg(parser.OFPFlowMod(dp, match, 0, command, 0, 0, 7, ofp.OFP_NO_BUFFER, ofp.OFPP_NONE, 0,
+                                                  [parser.OFPActionOutput(2)]))
+                else:
+                    instructions = [parser.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, [parser.OFPActionOutput(2)])]
+                    dp.send_msg(parser.OFPFlowMod(dp, command=command, priority=7, out_port=ofp.OFPP_ANY,
+                                                  out_group=ofp.OFPG_ANY, match=parser.OFPMatch(eth_dst="00:00:00:00:00:02"),
+                                                  instructions=instructions))
+
+    return FlowMods
+
+
+@pytest.mark.parametrize("versions,commands,entries", [
+    (V10, ["MODIFY"], 1),  # OpenFlow 1.0: a modify that finds nothing adds
+    (V13, ["MODIFY"], 0),  # 1.3: it does nothing
+    (V10, ["ADD", "DELETE"], 0),
+    (V13, ["ADD", "DELETE"], 0),
+    (V13, ["ADD", "MODIFY"], 1),
+])
+def test_flow_mod_commands(versions: list[int], commands: list[str], entries: int) -> None:
+    from nice_attendre.models.events import SwitchProcessCommand
+    from nice_attendre.trace import Trace
+
+    net = build(flow_mods_at_join(versions, commands), topology="linear:1", packets=0, properties=[]).network
+    state = Trace.from_events(net, [SwitchProcessCommand(1)] * len(commands)).final
+    table = net.value(state, "table:1")
+    assert len(table) == entries
+    if entries:
+        assert (table[0].priority, str(table[0].match), table[0].actions[0].port) == (7, "{eth_dst=h2}", 2)
