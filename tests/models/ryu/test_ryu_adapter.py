@@ -458,9 +458,9 @@ def flow_mods_at_join(versions: list[int], commands: list[str]) -> type:
                                                   [parser.OFPActionOutput(2)]))
                 else:
                     instructions = [parser.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, [parser.OFPActionOutput(2)])]
+                    match = parser.OFPMatch(eth_dst="00:00:00:00:00:02")
                     dp.send_msg(parser.OFPFlowMod(dp, command=command, priority=7, out_port=ofp.OFPP_ANY,
-                                                  out_group=ofp.OFPG_ANY, match=parser.OFPMatch(eth_dst="00:00:00:00:00:02"),
-                                                  instructions=instructions))
+                                                  out_group=ofp.OFPG_ANY, match=match, instructions=instructions))
 
     return FlowMods
 
