@@ -7,6 +7,7 @@ stored (it includes the interned components, the visited set and the search stac
 
     python benchmarks/perf.py                 # every scenario
     python benchmarks/perf.py --only openflow-linear5-2pkt --json out.json
+    python benchmarks/perf.py --only ryu-switch10-linear5-4pkt --only native-switch-linear5-4pkt
 
 This is a benchmark, not a test: figures vary with the machine and its load; compare
 ratios within one run.
@@ -19,8 +20,13 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-#: name -> (app, topology, packets, protocol, extra build keywords, transition cap or None)
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+#: name -> (app, topology, packets, protocol, extra build keywords, transition cap or None).
+#: The last two: the Ryu-API learning switch (examples/ryu, through os-ken: the ``ryu`` extra)
+#: and its native twin (examples/learning_switch.py), which has the same state space.
 SCENARIOS: dict[str, tuple[str, str, int, str, dict, int | None]] = {
     "openflow-linear5-2pkt": ("route-flow", "linear:5", 2, "openflow", {}, None),
     "openflow-linear6-2pkt-5M": ("route-flow", "linear:6", 2, "openflow", {}, 5_000_000),
@@ -28,6 +34,10 @@ SCENARIOS: dict[str, tuple[str, str, int, str, dict, int | None]] = {
     "openflow-b-linear6-2pkt": ("route-flow", "linear:6", 2, "openflow-b", {}, None),
     "attendre-linear5-5pkt": ("route-flow", "linear:5", 5, "attendre", {}, None),
     "mac-learning-linear1-4pkt": ("mac-learning", "linear:1", 4, "openflow", {}, None),
+    "ryu-switch10-linear5-4pkt": (f"{EXAMPLES / 'ryu' / 'learning_switch_10.py'}:LearningSwitch10", "linear:5", 4,
+                                  "openflow", {}, None),
+    "native-switch-linear5-4pkt": (f"{EXAMPLES / 'learning_switch.py'}:LearningSwitch", "linear:5", 4, "openflow",
+                                   {}, None),
 }
 
 

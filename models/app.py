@@ -73,6 +73,9 @@ class BarrierRequestRequest:
 Request = (FlowModRequest | PacketOutRequest | InstallPathRequest | PortStatsRequestRequest
            | BarrierRequestRequest)
 
+#: Flow-mod commands an app may send (see :meth:`Out.flow_mod`).
+FLOW_MOD_COMMANDS = ("add", "modify", "modify-or-add", "delete", "delete-strict")
+
 
 class Out:
     """Write-only sink for an app's commands during one handler call.
@@ -90,14 +93,16 @@ class Out:
                  priority: int = DEFAULT_PRIORITY, table_id: int = 0,
                  buffer_id: BufferId | None = None, command: str = "add") -> None:
         """Add an entry at switch ``dpid``; with ``command="modify"`` give every entry whose
-        match is covered by ``match`` these actions; with ``"delete"`` remove those entries
+        match is covered by ``match`` these actions (OpenFlow 1.1+: nothing happens if there
+        is none); ``"modify-or-add"`` the same, but add the entry when none is covered
+        (OpenFlow 1.0's OFPFC_MODIFY); with ``"delete"`` remove those entries
         (``"delete-strict"``: only an entry whose match equals ``match``).
 
         With ``buffer_id`` the entry's actions are also applied to that buffered packet
         (a flow-mod/packet-out).
         """
-        if command not in ("add", "modify", "delete", "delete-strict"):
-            raise ValueError(f"flow_mod command must be add, modify, delete or delete-strict, not {command!r}")
+        if command not in FLOW_MOD_COMMANDS:
+            raise ValueError(f"flow_mod command must be one of {', '.join(FLOW_MOD_COMMANDS)}, not {command!r}")
         self.requests.append(FlowModRequest(dpid, match, tuple(actions), priority, table_id,
                                             buffer_id, command))
 
@@ -153,6 +158,10 @@ class App(Generic[AS]):
     default_topology: ClassVar[str] = "linear:2"
     #: Properties checked when the user names none (``None``: the registry's defaults).
     default_properties: ClassVar[tuple[str, ...] | None] = None
+    #: The OpenFlow version the switches speak with this app: ``"1.0"`` (a table miss buffers
+    #: the packet and sends a packet-in) or ``"1.3"`` (a miss without a table-miss entry drops
+    #: the packet; a flow-mod's buffered packet goes through the pipeline). Configuration.
+    openflow_version: ClassVar[str] = "1.0"
 
     def scenario(self, topology: Topology, packets: int, sender: str | None = None,
                  receiver: str | None = None) -> Scenario:

@@ -138,7 +138,7 @@ class Output:
     port: int
 
     def __str__(self) -> str:
-        return f"output:{self.port}"
+        return "output:table" if self.port == -1 else f"output:{self.port}"  # -1: messages.TABLE
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,10 +151,17 @@ class Flood:
 
 @dataclass(frozen=True, slots=True)
 class ToController:
-    """Send the packet to the controller in a packet-in (reason: action)."""
+    """Send the packet to the controller in a packet-in.
+
+    Unbuffered (the default) the whole packet travels in the packet-in; ``buffered`` (an
+    OpenFlow 1.3 output to CONTROLLER whose max_len is not OFPCML_NO_BUFFER) the switch keeps
+    the packet in its buffer and the packet-in carries its buffer id.
+    """
+
+    buffered: bool = False
 
     def __str__(self) -> str:
-        return "controller"
+        return "controller(buffered)" if self.buffered else "controller"
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,5 +35,13 @@ class AppLoadError(InputError):
     """An app given as `path/to/file.py:ClassName` that cannot be loaded."""
 
 
+class UnsupportedFeature(InputError):
+    """The app uses a feature the model does not have (for example an adapted Ryu app's groups,
+    meters, threads or flow timeouts): refused with the feature named, never ignored.
+
+    Raised from inside an app handler, it is not an app bug: it ends the run (CLI exit code 2).
+    """
+
+
 class ModelError(NiceAttendreError):
     """A model that breaks its contract (non-deterministic `enabled`, mutated state, bad event)."""

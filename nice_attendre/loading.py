@@ -11,6 +11,7 @@ from typing import Any, Mapping
 
 from nice_attendre.errors import AppLoadError, InputError
 from nice_attendre.importing import import_target, names_file
+from nice_attendre.models.ryu import MISSING, adapt, install_ryu_imports, is_ryu_app_class
 
 
 def parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
@@ -57,16 +58,37 @@ def resolve_app_class(spec: str) -> type:
             raise AppLoadError(f"app {spec!r} names a file but no class: write {spec}:ClassName")
         return app_class(spec)
     target, _, attr = spec.rpartition(":")
-    module = import_target(target, "app", AppLoadError)
+    module = _import_app_module(target)
     found = getattr(module, attr, None)
     if found is None:
-        classes = [n for n, v in vars(module).items() if inspect.isclass(v) and issubclass(v, App) and v is not App]
+        classes = [n for n, v in vars(module).items() if _is_app_class(v)]
         close = difflib.get_close_matches(attr, classes, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else (f" (app classes there: {', '.join(classes)})" if classes else "")
         raise AppLoadError(f"{target!r} has no class {attr!r}{hint}")
+    if is_ryu_app_class(found):
+        return adapt(found)
     if not (inspect.isclass(found) and issubclass(found, App)):
         raise AppLoadError(f"{spec!r} is not a subclass of nice_attendre.models.app.App")
     return found
+
+
+def _is_app_class(value: Any) -> bool:
+    from nice_attendre.models.app import App
+
+    return inspect.isclass(value) and ((issubclass(value, App) and value is not App) or is_ryu_app_class(value))
+
+
+def _import_app_module(target: str) -> Any:
+    """Import the app's module, serving ``ryu.*`` imports from os-ken; a missing os-ken is
+    one clear error saying what to install."""
+    install_ryu_imports()
+    try:
+        return import_target(target, "app", AppLoadError)
+    except AppLoadError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, ModuleNotFoundError) and (cause.name or "").split(".")[0] in ("os_ken", "ryu"):
+            raise AppLoadError(f"cannot load app {target!r}: {MISSING}") from exc
+        raise
 
 
 def load_app(app: Any, options: Mapping[str, Any] | None = None) -> Any:
@@ -83,6 +105,8 @@ def load_app(app: Any, options: Mapping[str, Any] | None = None) -> Any:
             raise InputError("app options need an app name or class, not an instance")
         return app
     cls = resolve_app_class(app) if isinstance(app, str) else app
+    if is_ryu_app_class(cls):
+        cls = adapt(cls)
     if not (inspect.isclass(cls) and issubclass(cls, App)):
         raise AppLoadError(f"{app!r} is not an app (a subclass of nice_attendre.models.app.App)")
     try:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from nice_attendre.models import flowtable
 from nice_attendre.models.app import (FlowModRequest, InstallPathRequest, PacketOutRequest, Request)
 from nice_attendre.models.messages import (BUFFER_PRIORITY, FlowMod, MessageSet, PacketIn, PacketOut)
-from nice_attendre.models.packet import AttendreCommand, Match, Packet
+from nice_attendre.models.packet import AttendreCommand, Match, Packet, format_actions
 from nice_attendre.models.protocols.openflow import OpenFlow
 
 if TYPE_CHECKING:
@@ -162,7 +162,11 @@ class Attendre(OpenFlow):
         return packet._replace(ac=entry.encap)
 
     def table_miss(self, tx: "Tx", dpid: int, in_port: int, packet: Packet, table_id: int) -> None:
-        """Lines 21-24: buffer entry with the packet's exact match, highest priority; packet-in."""
+        """Lines 21-24: buffer entry with the packet's exact match, highest priority; packet-in.
+        (OpenFlow 1.3 without a table-miss entry: dropped, as under OpenFlow.)"""
+        if self.version == "1.3":
+            super().table_miss(tx, dpid, in_port, packet, table_id)
+            return
         buffer_id = self.buffer_packet(tx, dpid, in_port, packet)
         version = (dpid, buffer_id)
         entry = flowtable.make_entry(table_id, BUFFER_PRIORITY, Match.exact(packet.hdr, in_port), None,
@@ -172,6 +176,37 @@ class Attendre(OpenFlow):
         tx.note(lambda: f"s{dpid}: table miss for {packet} from port {in_port}; buffered, buffer entry added, "
                 "packet-in sent")
         self.send_packet_in(tx, PacketIn(dpid, in_port, buffer_id, packet, table_id))
+
+    def to_controller(self, tx: "Tx", dpid: int, in_port: int, packet: Packet, action: Any,
+                      entry: flowtable.Entry | None) -> None:
+        """OpenFlow 1.3: a hit on the table-miss entry is the paper's table miss. As at a miss
+        (lines 21-24), the switch adds a buffer entry with the packet's exact match, so that
+        later packets of the flow wait for the answer instead of causing packet-ins; the
+        packet-in itself is OpenFlow's (whole packet, or buffer id when the entry buffers).
+        The message set's version is the packet-in's identity: (switch, buffer id), or for an
+        unbuffered packet (switch, (origin, seq, -in_port)), unique because a packet enters a
+        switch through a port at most once (loops are dropped)."""
+        if entry is None or not self.is_table_miss_entry(entry):
+            super().to_controller(tx, dpid, in_port, packet, action, entry)
+            return
+        buffer_id = self.buffer_packet(tx, dpid, in_port, packet) if action.buffered else None
+        msg = PacketIn(dpid, in_port, buffer_id, packet, entry.table_id, "no-match")
+        version = self.packet_in_version(msg)
+        new = flowtable.make_entry(entry.table_id, BUFFER_PRIORITY, Match.exact(packet.hdr, in_port), None,
+                                   buffer=version, version=version)
+        table_slot = self.net.slot_table[dpid]
+        tx.put(table_slot, flowtable.put(tx.get(table_slot), new))
+        tx.note(lambda: f"s{dpid} sends {packet.label()} to the controller (table-miss entry"
+                + (", buffered" if action.buffered else "") + "); buffer entry added")
+        self.send_packet_in(tx, msg)
+
+    def packet_in_version(self, msg: PacketIn) -> Version | None:
+        """The message-set version of the answer to packet-in ``msg`` (None: no set)."""
+        if msg.buffer_id is not None:
+            return (msg.dpid, msg.buffer_id)
+        if self.version == "1.3" and msg.reason == "no-match":
+            return (msg.dpid, (msg.packet.origin, msg.packet.seq, -msg.in_port))
+        return None
 
     # ---- Figs. 6 and 7: commands -------------------------------------------------------
 
@@ -189,7 +224,7 @@ class Attendre(OpenFlow):
 
         entry = self.install(tx, dpid, msg, fields)
         if msg.buffer_id is not None and entry is not None:
-            self.release_buffered(tx, dpid, msg.buffer_id, msg.actions, self._encapsulate(msg.ac))
+            self.release_buffered(tx, dpid, msg.buffer_id, self.release_actions(msg), self._encapsulate(msg.ac))
         self.message_done(tx, dpid, msg.ms)
 
     def packet_out(self, tx: "Tx", dpid: int, msg: PacketOut) -> None:
@@ -201,6 +236,8 @@ class Attendre(OpenFlow):
             self.release_buffered(tx, dpid, msg.buffer_id, msg.actions, self._encapsulate(msg.ac))
         elif msg.packet is not None:
             packet = msg.packet if msg.ac is None else msg.packet._replace(ac=msg.ac)
+            tx.note(lambda: f"s{dpid} applies {format_actions(msg.actions)} to {msg.packet} "
+                    "(carried by the packet-out)")
             goto = self.execute(tx, dpid, msg.in_port, packet, msg.actions)
             if goto is not None:
                 self.pipeline(tx, dpid, msg.in_port, packet, goto)
@@ -265,7 +302,7 @@ class Attendre(OpenFlow):
 
     def dispatch(self, tx: "Tx", requests: list[Request], context: PacketIn | None) -> None:
         """Group the answer to a packet-in into message sets; attach each hop's AC for the next hop."""
-        default = (context.dpid, context.buffer_id) if context is not None and context.buffer_id is not None else None
+        default = self.packet_in_version(context) if context is not None else None
         plan: list[tuple[int, Any, Any, Version | None, int]] = []  # (dpid, message, next hop, version, priority)
         for request in requests:
             kind = type(request)
@@ -317,4 +354,4 @@ def _with_set(message: Any, ms: MessageSet, ac: AttendreCommand | None) -> Any:
 
 def _version(version: Version) -> str:
     dpid, (origin, seq, copy) = version
-    return f"s{dpid}/{origin}#{seq}" + (f".{copy}" if copy else "")
+    return f"s{dpid}/{origin}#{seq}" + (f".{copy}" if copy > 0 else f"@port{-copy}" if copy < 0 else "")

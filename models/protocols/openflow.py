@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
+from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models import flowtable
 from nice_attendre.models.app import (BarrierRequestRequest, FlowModRequest, InstallPathRequest, Out,
                                       PacketOutRequest, PortStatsRequestRequest, Request)
@@ -51,6 +52,8 @@ class OpenFlow:
         self.net = net
         self.topology = net.topology
         self.monitors = net.options.monitors
+        #: The OpenFlow version the app speaks ("1.0" or "1.3"): configuration, from the app.
+        self.version: str = net.app.openflow_version
         self._stats_cache: dict[int, tuple[ControllerStats, ...]] = {}
         self._install_cache: dict[tuple[int, int], tuple[FlowMod, int, flowtable.Entry | None]] = {}
 
@@ -111,7 +114,7 @@ class OpenFlow:
                     return
                 packet = handled
             tx.note(lambda: f"s{dpid}: {packet.label()} from port {in_port} matches [{entry}]")
-            goto = self.execute(tx, dpid, in_port, packet, entry.actions or ())
+            goto = self.execute(tx, dpid, in_port, packet, entry.actions or (), entry)
             if goto is None:
                 return
             table_id = goto
@@ -123,14 +126,20 @@ class OpenFlow:
         return packet
 
     def table_miss(self, tx: "Tx", dpid: int, in_port: int, packet: Packet, table_id: int) -> None:
-        """No entry matches: buffer the packet and send a packet-in."""
+        """No entry matches: buffer the packet and send a packet-in (OpenFlow 1.0). In OpenFlow
+        1.3 a miss without a table-miss entry drops the packet."""
+        if self.version == "1.3":
+            self.drop(tx, dpid, packet, [f"no entry of table {table_id} matches it and there is no table-miss "
+                                         "entry (OpenFlow 1.3 drops it)"])
+            return
         buffer_id = self.buffer_packet(tx, dpid, in_port, packet)
         tx.note(lambda: f"s{dpid}: table miss for {packet} from port {in_port}; buffered, packet-in sent")
         self.send_packet_in(tx, PacketIn(dpid, in_port, buffer_id, packet, table_id))
 
     def execute(self, tx: "Tx", dpid: int, in_port: int, packet: Packet,
-                actions: tuple[Any, ...]) -> int | None:
-        """Apply ``actions`` to ``packet``; return the table of a goto action, if any.
+                actions: tuple[Any, ...], entry: flowtable.Entry | None = None) -> int | None:
+        """Apply ``actions`` (of ``entry``, if they are an entry's) to ``packet``; return the
+        table of a goto action, if any.
 
         A packet that goes nowhere is dropped: deliberately when the actions name no output
         (an entry or packet-out without actions, a flood with no other port), a black hole
@@ -170,13 +179,34 @@ class OpenFlow:
                     if port != in_port and net.deliver(tx, dpid, port, packet, False):
                         sent += 1
             elif kind is ToController:
-                self.send_packet_in(tx, PacketIn(dpid, in_port, None, packet, 0, "action"))
+                self.to_controller(tx, dpid, in_port, packet, action, entry)
                 sent += 1
             elif kind is GotoTable:
                 goto = action.table_id
         if not sent and goto is None:
             self.drop(tx, dpid, packet, failed)
         return goto
+
+    def to_controller(self, tx: "Tx", dpid: int, in_port: int, packet: Packet, action: ToController,
+                      entry: flowtable.Entry | None) -> None:
+        """An output-to-controller action: a packet-in with the whole packet, or (``buffered``)
+        with the buffer id of the packet kept here. In OpenFlow 1.3 the packet-in names the
+        entry's table, and its reason is "no-match" when the entry is the table-miss entry
+        (priority 0, matching everything)."""
+        table_id, reason = 0, "action"
+        if self.version == "1.3" and entry is not None:
+            table_id = entry.table_id
+            if self.is_table_miss_entry(entry):
+                reason = "no-match"
+        buffer_id = self.buffer_packet(tx, dpid, in_port, packet) if action.buffered else None
+        tx.note(lambda: f"s{dpid} sends {packet.label()} to the controller"
+                + (" (buffered, the packet-in carries its buffer id)" if action.buffered else ""))
+        self.send_packet_in(tx, PacketIn(dpid, in_port, buffer_id, packet, table_id, reason))
+
+    def is_table_miss_entry(self, entry: flowtable.Entry) -> bool:
+        """Whether ``entry`` is an OpenFlow 1.3 table-miss entry (priority 0, matching everything)."""
+        return (self.version == "1.3" and entry.priority == 0 and not entry.match.fields
+                and entry.match.in_port is None)
 
     def drop(self, tx: "Tx", dpid: int, packet: Packet, failed: list[str] | None = None) -> None:
         """``packet`` leaves the network at ``dpid`` without reaching a host. ``failed`` says
@@ -292,7 +322,12 @@ class OpenFlow:
             _msg, tx.s[slot], entry = cached
         else:
             table = tx.get(slot)
-            if msg.command == "modify":
+            if msg.command == "modify-or-add" and not any(
+                    e.table_id == msg.table_id and e.actions is not None and flowtable.covers(msg.match, e.match)
+                    for e in table):  # OpenFlow 1.0: a modify that finds no entry adds one
+                entry = flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions)
+                table = flowtable.put(table, entry)
+            elif msg.command in ("modify", "modify-or-add"):
                 table = flowtable.modify_matching(table, msg.table_id, msg.match, msg.actions)
                 entry = None
             elif msg.command in ("delete", "delete-strict"):
@@ -306,7 +341,7 @@ class OpenFlow:
             tx.s[slot] = self.net._intern[slot](table)
             self._install_cache[key] = (msg, tx.s[slot], entry)
         tx.note(lambda: f"s{dpid} installs [{entry}]" if entry is not None
-                else f"s{dpid} modifies entries {msg.match} -> {_actions(msg.actions)}" if msg.command == "modify"
+                else f"s{dpid} modifies entries {msg.match} -> {_actions(msg.actions)}" if msg.command[0] == "m"
                 else f"s{dpid} deletes entries {msg.match}" + (" (strict)" if msg.command == "delete-strict" else ""))
         return entry
 
@@ -314,7 +349,12 @@ class OpenFlow:
         """Install the entry; for a flow-mod/packet-out, apply its actions to the buffered packet."""
         entry = self.install(tx, dpid, msg)
         if msg.buffer_id is not None and entry is not None:
-            self.release_buffered(tx, dpid, msg.buffer_id, msg.actions)
+            self.release_buffered(tx, dpid, msg.buffer_id, self.release_actions(msg))
+
+    def release_actions(self, msg: FlowMod) -> tuple[Any, ...]:
+        """What a flow-mod/packet-out does to its buffered packet: OpenFlow 1.0 applies the new
+        entry's actions; 1.3 sends the packet through the pipeline from table 0 (OFPP_TABLE)."""
+        return (Output(TABLE),) if self.version == "1.3" else msg.actions
 
     def release_buffered(self, tx: "Tx", dpid: int, buffer_id: BufferId, actions: tuple[Any, ...],
                          transform: Callable[[Packet], Packet] | None = None) -> None:
@@ -336,6 +376,7 @@ class OpenFlow:
         if msg.buffer_id is not None:
             self.release_buffered(tx, dpid, msg.buffer_id, msg.actions)
         elif msg.packet is not None:
+            tx.note(lambda: f"s{dpid} applies {_actions(msg.actions)} to {msg.packet} (carried by the packet-out)")
             goto = self.execute(tx, dpid, msg.in_port, msg.packet, msg.actions)
             if goto is not None:
                 self.pipeline(tx, dpid, msg.in_port, msg.packet, goto)
@@ -401,6 +442,8 @@ class OpenFlow:
         try:
             state = call(app, tx.get(net.slot_app), out)
             tx.put(net.slot_app, state)
+        except UnsupportedFeature:  # not an app bug: the model cannot run this app
+            raise
         except Exception as exc:  # an app bug is a finding, not a crash
             tx.alert("app-exception", f"{type(app).__name__}.{handler} raised {type(exc).__name__}: {exc} "
                      f"(handling {what})")

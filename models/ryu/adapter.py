@@ -1,0 +1,284 @@
+"""The adapter: a Ryu app class as a checker :class:`~nice_attendre.models.app.App`.
+
+:func:`adapt_class` makes one subclass of :class:`RyuAdapter` per Ryu app class, named like
+it (so traces say ``SimpleSwitch13.on_packet_in``). Building it builds the Ryu app (its
+constructor gets the app options as keyword arguments). Then:
+
+* **Options.** App options (``-o KEY=VALUE``) are keyword arguments of the Ryu app's
+  constructor; one that no ``__init__`` of the app's classes names is an error (os-ken's
+  own constructor would swallow it).
+* **State.** The app's own attributes (every instance attribute but os-ken's framework ones)
+  are frozen into a canonical hashable value after each handler call and restored before the
+  next (:mod:`.state`); the Ryu object itself is configuration, reused for every call.
+* **Events.** The ``@set_ev_cls`` handlers are called synchronously, one at a time, in name
+  order (as os-ken registers them), honouring their dispatcher phases:
+  ``EventOFPSwitchFeatures`` (CONFIG phase) then ``EventOFPStateChange`` (MAIN) when a switch
+  joins; ``EventOFPPacketIn``, ``EventOFPPortStatsReply`` and ``EventOFPBarrierReply`` (MAIN)
+  when the controller handles them. No other event occurs in the model (no port changes,
+  errors, flow removals, echo), so handlers for other events are never called.
+* **OpenFlow version.** The highest of 1.3 and 1.0 in the class's ``OFP_VERSIONS`` (all
+  versions when it is None, so 1.3); the switches speak it (``App.openflow_version``).
+* **Refused** (:class:`UnsupportedFeature`, naming the feature): ``_CONTEXTS``, threads
+  (``hub.spawn`` in the constructor, ``start`` or a handler), blocking (``hub.sleep``,
+  ``time.sleep``), ``send_request`` (blocking requests, as ``ofctl.api`` makes),
+  ``send_event``/``send_event_to_observers`` (events between apps), other OpenFlow
+  versions, and what :mod:`.translate` refuses.
+"""
+from __future__ import annotations
+
+import inspect
+from functools import lru_cache
+from typing import Any, Callable, ClassVar
+
+from os_ken.base import app_manager
+from os_ken.controller import handler as ryu_handler
+from os_ken.controller import ofp_event
+from os_ken.ofproto import ofproto_v1_0, ofproto_v1_3
+
+from nice_attendre.errors import UnsupportedFeature
+from nice_attendre.models.app import App, Out
+from nice_attendre.models.messages import BarrierReply, PacketIn, PortStatsReply
+from nice_attendre.models.ryu import env
+from nice_attendre.models.ryu.codec import Codec
+from nice_attendre.models.ryu.datapath import CheckerDatapath
+from nice_attendre.models.ryu.state import Frozen, freeze_attributes, restore_attributes
+from nice_attendre.models.ryu.translate import Translator, refuse
+from nice_attendre.models.ryu.wire import Wire
+from nice_attendre.models.topology import Topology
+
+#: Wire version -> the model's version name.
+VERSIONS = {ofproto_v1_3.OFP_VERSION: "1.3", ofproto_v1_0.OFP_VERSION: "1.0"}
+
+#: App methods that would need a running os-ken: refused when called.
+_REFUSED_METHODS = {
+    "send_request": "blocking requests (send_request, as os_ken.app.ofctl.api makes)",
+    "send_event": "events between apps (send_event)",
+    "send_event_to_observers": "events between apps (send_event_to_observers)",
+    "reply_to_request": "replies to requests between apps (reply_to_request)",
+}
+
+#: The events the model generates, by event class name.
+_DELIVERED = ("EventOFPSwitchFeatures", "EventOFPStateChange", "EventOFPPacketIn", "EventOFPPortStatsReply",
+              "EventOFPBarrierReply")
+
+
+def _refused(feature: str) -> Callable[..., Any]:
+    def refused(*_args: Any, **_kwargs: Any) -> Any:
+        raise refuse(feature)
+    return refused
+
+
+@lru_cache(maxsize=None)
+def _framework_attributes() -> frozenset[str]:
+    """The instance attributes os-ken's own ``OSKenApp.__init__`` sets (not app state)."""
+    return frozenset(vars(app_manager.OSKenApp())) | frozenset(_REFUSED_METHODS)
+
+
+def _named_parameters(ryu_class: type) -> set[str]:
+    """The keyword parameters the ``__init__`` methods of the app's own classes name."""
+    names: set[str] = set()
+    for klass in ryu_class.__mro__:
+        if klass is app_manager.OSKenApp:
+            break
+        init = klass.__dict__.get("__init__")
+        if init is not None:
+            for parameter in inspect.signature(init).parameters.values():
+                if parameter.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+                    names.add(parameter.name)
+    return names - {"self"}
+
+
+def negotiate(ryu_class: type) -> int:
+    """The wire version the model's switches speak with ``ryu_class`` (from ``OFP_VERSIONS``)."""
+    offered = getattr(ryu_class, "OFP_VERSIONS", None)
+    versions = set(VERSIONS) if offered is None else set(offered) & set(VERSIONS)
+    if not versions:
+        names = ", ".join(f"{v:#x}" for v in offered or ())
+        raise UnsupportedFeature(f"Ryu app {ryu_class.__name__}: OFP_VERSIONS [{names}] has neither OpenFlow 1.0 "
+                                 "(0x01) nor 1.3 (0x04), the versions the checker's switches speak")
+    return max(versions)
+
+
+class _Switches:
+    """Per topology: the codec, the wire builder, the translator and one datapath per switch."""
+
+    def __init__(self, adapter: "RyuAdapter", topology: Topology) -> None:
+        self.topology = topology
+        self.codec = Codec(topology)
+        self.wire = Wire(self.codec, adapter.load_classes)
+        self.translator = Translator(self.codec, adapter.openflow_version)
+        self.datapaths: dict[int, CheckerDatapath] = {}
+        for dpid in topology.switches:
+            datapath = CheckerDatapath(dpid, adapter.wire_version, {}, adapter._receive)
+            datapath.ports.update(self.wire.ports(datapath, topology.ports[dpid]))
+            self.datapaths[dpid] = datapath
+
+
+class RyuAdapter(App[Frozen]):
+    """A Ryu app run by the checker (see the module docstring). Subclasses are made by
+    :func:`adapt_class`; ``ryu_class`` is the app class, ``wire_version`` its OpenFlow version."""
+
+    ryu_class: ClassVar[type] = app_manager.OSKenApp
+    wire_version: ClassVar[int] = ofproto_v1_3.OFP_VERSION
+    default_properties: ClassVar[tuple[str, ...] | None] = ("no-forwarding-loops", "no-black-holes",
+                                                            "no-forgotten-packets")
+    #: Remember each handler call's outcome per (handler, state, message): see :meth:`_run`.
+    memoize: ClassVar[bool] = True
+
+    def __init__(self, **options: Any) -> None:
+        cls = self.ryu_class
+        if getattr(cls, "_CONTEXTS", None):
+            raise refuse(f"contexts (_CONTEXTS: {', '.join(sorted(cls._CONTEXTS))})")
+        self._out: Out | None = None
+        self._context: PacketIn | None = None
+        self._switches: _Switches | None = None
+        self._memo: dict[tuple[Any, ...], tuple[Frozen, tuple[Any, ...]]] = {}
+        accepted = _named_parameters(cls)
+        unknown = sorted(set(options) - accepted)
+        if unknown:  # os-ken's constructor would swallow them silently
+            raise TypeError(f"{cls.__name__} takes no option {unknown[0]!r} (its constructors name: "
+                            f"{', '.join(sorted(accepted)) or 'none'})")
+        with env.handler_environment():
+            app = cls(**options)
+        for name, feature in _REFUSED_METHODS.items():
+            setattr(app, name, _refused(feature))
+        if type(app).start is not app_manager.OSKenApp.start:
+            self._start(app)
+        self.ryu = app
+        self._skip = _framework_attributes()
+        self._handlers = self._find_handlers(app)
+
+    @staticmethod
+    def _start(app: Any) -> None:
+        """Run the app's own ``start``: os-ken's event loop is the checker's; any other thread
+        is refused."""
+        spawn = env.hub.spawn
+
+        def start_thread(function: Any, *args: Any, **kwargs: Any) -> None:
+            if getattr(function, "__func__", None) is app_manager.OSKenApp._event_loop:
+                return None
+            raise refuse("starting threads (hub.spawn in start)")
+
+        with env.handler_environment():
+            env.hub.spawn = start_thread
+            try:
+                app.start()
+            finally:
+                env.hub.spawn = spawn
+
+    @staticmethod
+    def _find_handlers(app: Any) -> dict[str, list[tuple[Callable[[Any], Any], list[str]]]]:
+        """Event class name -> [(bound handler, dispatcher phases)], in os-ken's order."""
+        handlers: dict[str, list[tuple[Callable[[Any], Any], list[str]]]] = {}
+        for _name, method in inspect.getmembers(app, inspect.ismethod):
+            for ev_cls, caller in getattr(method, "callers", {}).items():
+                handlers.setdefault(ev_cls.__name__, []).append((method, list(caller.dispatchers or [])))
+        return handlers
+
+    # ---- the app's identity -------------------------------------------------------------
+
+    def describe(self) -> str:
+        return f"{self.ryu_class.__name__} (Ryu app, OpenFlow {self.openflow_version})"
+
+    def handled_events(self) -> tuple[str, ...]:
+        """The event classes the app has handlers for that the model generates."""
+        return tuple(name for name in _DELIVERED if name in self._handlers)
+
+    # ---- calling handlers ---------------------------------------------------------------
+
+    def _switches_for(self, topology: Topology) -> _Switches:
+        if self._switches is None or self._switches.topology is not topology:
+            self._switches = _Switches(self, topology)
+            self._memo.clear()
+        return self._switches
+
+    def _receive(self, datapath: CheckerDatapath, msg: Any) -> None:
+        """``datapath.send_msg`` of the app: translate into the current handler's ``out``."""
+        if self._out is None or self._switches is None:
+            raise refuse("sending messages outside an event handler")
+        self._switches.translator.send(datapath, msg, self._out, self._context)
+
+    def _run(self, state: Frozen, out: Out, context: PacketIn | None,
+             events: Callable[[_Switches], list[tuple[Any, str]]], key: tuple[Any, ...]) -> Frozen:
+        """Restore ``state``, dispatch the (event, phase) pairs ``events`` builds, freeze.
+
+        A handler call is a function of the app's state and the message (the clock and
+        randomness are fixed, the datapaths are configuration), so its outcome (new state and
+        requests) is remembered per (``key``, state) and replayed: the same packet-in in the
+        same app state recurs across many interleavings. Calls that raise are not remembered.
+        """
+        switches = self._switches_for(out.topology)
+        memo_key = (key, state)
+        if self.memoize:
+            known = self._memo.get(memo_key)
+            if known is not None:
+                out.requests.extend(known[1])
+                return known[0]
+        first = len(out.requests)
+        datapaths = switches.datapaths
+        restore_attributes(self.ryu, state, self._skip, datapaths.__getitem__)
+        for datapath in datapaths.values():
+            datapath.reset_xid()
+        self._out, self._context = out, context
+        try:
+            with env.handler_environment():
+                for ev, phase in events(switches):
+                    for method, phases in self._handlers.get(type(ev).__name__, ()):
+                        if not phases or phase in phases:
+                            method(ev)
+        finally:
+            self._out, self._context = None, None
+        new = freeze_attributes(self.ryu, self._skip, CheckerDatapath)
+        if self.memoize:
+            self._memo[memo_key] = (new, tuple(out.requests[first:]))
+        return new
+
+    def initial_state(self) -> Frozen:
+        return freeze_attributes(self.ryu, self._skip, CheckerDatapath)
+
+    def on_switch_join(self, state: Frozen, dpid: int, out: Out) -> Frozen:
+        def events(switches: _Switches) -> list[tuple[Any, str]]:
+            datapath = switches.datapaths[dpid]
+            features = ofp_event.ofp_msg_to_ev(switches.wire.switch_features(datapath, switches.topology.ports[dpid]))
+            change = ofp_event.EventOFPStateChange(datapath)
+            change.state = ryu_handler.MAIN_DISPATCHER
+            return [(features, ryu_handler.CONFIG_DISPATCHER), (change, ryu_handler.MAIN_DISPATCHER)]
+
+        return self._run(state, out, None, events, ("join", dpid))
+
+    def on_packet_in(self, state: Frozen, ev: PacketIn, out: Out) -> Frozen:
+        def events(switches: _Switches) -> list[tuple[Any, str]]:
+            msg = switches.wire.packet_in(switches.datapaths[ev.dpid], ev)
+            return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
+
+        return self._run(state, out, ev, events, ("packet-in", ev))
+
+    def on_port_stats(self, state: Frozen, ev: PortStatsReply, out: Out) -> Frozen:
+        def events(switches: _Switches) -> list[tuple[Any, str]]:
+            msg = switches.wire.port_stats_reply(switches.datapaths[ev.dpid], switches.topology.ports[ev.dpid],
+                                                 ev.load)
+            return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
+
+        return self._run(state, out, None, events, ("port-stats", ev))
+
+    def on_barrier_reply(self, state: Frozen, ev: BarrierReply, out: Out) -> Frozen:
+        def events(switches: _Switches) -> list[tuple[Any, str]]:
+            msg = switches.wire.barrier_reply(switches.datapaths[ev.dpid], ev.xid if isinstance(ev.xid, int) else 0)
+            return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
+
+        return self._run(state, out, None, events, ("barrier", ev))
+
+
+@lru_cache(maxsize=None)
+def adapt_class(ryu_class: type) -> type:
+    """The :class:`RyuAdapter` subclass for ``ryu_class``, named like it (made once per class)."""
+    wire_version = negotiate(ryu_class)
+    namespace = {
+        "ryu_class": ryu_class,
+        "wire_version": wire_version,
+        "openflow_version": VERSIONS[wire_version],
+        "__doc__": (inspect.getdoc(ryu_class) or f"Ryu app {ryu_class.__name__}").splitlines()[0],
+        "__module__": ryu_class.__module__,
+        "__qualname__": ryu_class.__qualname__,
+    }
+    return type(ryu_class.__name__, (RyuAdapter,), namespace)
