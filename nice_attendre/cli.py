@@ -12,9 +12,10 @@ from typing import Any, Callable
 
 import click
 
-from nice_attendre.errors import InputError, NiceAttendreError
+from nice_attendre.errors import InputError, NiceAttendreError, NondeterminismError
 
 EXIT_OK, EXIT_VIOLATION, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_NONDETERMINISTIC = 4
 
 
 class _Group(click.Group):
@@ -28,7 +29,7 @@ class _Group(click.Group):
                 raise
             message = " ".join(str(exc).split()) or type(exc).__name__  # always one line
             click.echo(f"Error: {message}", err=True)
-            ctx.exit(EXIT_INPUT)
+            ctx.exit(EXIT_NONDETERMINISTIC if isinstance(exc, NondeterminismError) else EXIT_INPUT)
 
 
 @click.group(cls=_Group)
@@ -124,7 +125,7 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
     """
     from nice_attendre.api import build
     from nice_attendre.checker import Limits, dfs
-    from nice_attendre.report import json_report, text_report
+    from nice_attendre.report import CheckedNarrator, json_report, text_report
 
     _check_output(json_path, "--json")
     run = build(app, topology=topology, packets=packets, protocol=protocol,
@@ -137,7 +138,7 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
                  keep_going=keep_going, fingerprint=fingerprint, metrics=run.metrics, progress=progress)
     if progress is not None:
         progress.clear()
-    narrate = _narrator(net)
+    narrate = CheckedNarrator(result, net.narrate)
     header = [("app", net.app.describe()), ("protocol", net.protocol.name),
               ("channels", net.options.describe_channels()),
               ("topology", net.topology.describe()), ("traffic", net.scenario.describe()),
@@ -156,14 +157,6 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
     if result.stop_reason == "interrupted":
         sys.exit(EXIT_INTERRUPTED)
     sys.exit(EXIT_OK if result.ok else EXIT_VIOLATION)
-
-
-def _narrator(net: Any) -> Callable[[Any, Any], list[str]]:
-    def narrate(state: Any, event: Any) -> list[str]:
-        _next, notes = net.narrate(state, event)
-        return notes
-
-    return narrate
 
 
 def _phrase(text: str) -> str:

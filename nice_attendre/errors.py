@@ -45,3 +45,20 @@ class UnsupportedFeature(InputError):
 
 class ModelError(NiceAttendreError):
     """A model that breaks its contract (non-deterministic `enabled`, mutated state, bad event)."""
+
+
+class NondeterminismError(ModelError):
+    """Replaying a trace gave another state than the search recorded: the model (in practice
+    the app: a handler reading a global, the clock or unseeded randomness) is not a function
+    of the state. ``step`` is the 1-based step where the replay left the recorded path,
+    ``event`` its event and ``said`` what the replayed step did."""
+
+    def __init__(self, step: int, event: object, said: list[str]) -> None:
+        self.step = step
+        self.event = event
+        self.said = list(said)
+        what = said[0] if said else str(event)
+        super().__init__(
+            f"the app is not deterministic: replaying a reported trace gave another state at step {step} "
+            f"({what}); its handlers must depend only on their arguments (no globals, clock or unseeded "
+            "randomness), so the trace cannot be shown")

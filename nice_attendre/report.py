@@ -11,6 +11,28 @@ from nice_attendre.result import Discovery, Result
 
 Narrate = Callable[[Any, Any], list[str]]  # (state before, event) -> lines, the first one the summary
 
+
+class CheckedNarrator:
+    """A :data:`Narrate` for the traces of a result, narrated once each and checked.
+
+    ``step_with_notes(state, event) -> (next state, lines)`` is the model's narration. On
+    creation every trace of ``result`` is replayed once (see
+    :func:`nice_attendre.trace.narrate_trace`: a replay that leaves the recorded path raises
+    :class:`~nice_attendre.errors.NondeterminismError`); calls then serve the recorded lines, so
+    the text and JSON reports never run an app handler again.
+    """
+
+    def __init__(self, result: Result, step_with_notes: Callable[[Any, Any], tuple[Any, list[str]]]) -> None:
+        from nice_attendre.trace import narrate_trace
+
+        self._said: dict[tuple[Any, Any], list[str]] = {}
+        for discovery in result.discoveries:
+            if discovery.trace is not None:
+                narrate_trace(discovery.trace, step_with_notes, self._said)
+
+    def __call__(self, state: Any, event: Any) -> list[str]:
+        return self._said.get((state, event), [])
+
 STOP_REASONS = {
     "violation": "stopped at the first violation",
     "max-transitions": "stopped by --max-transitions",

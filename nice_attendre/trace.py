@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Hashable, Iterator
 
-from nice_attendre.errors import ModelError
+from nice_attendre.errors import ModelError, NondeterminismError
 from nice_attendre.system import System
 
 
@@ -88,3 +88,30 @@ class Trace:
             state = system.apply(state, event)
             steps.append(Step(event, state))
         return Trace(initial if initial is not None else system.initial_states()[0], tuple(steps))
+
+
+def narrate_trace(trace: Trace, step_with_notes: Any,
+                  said: dict[tuple[Any, Any], list[str]] | None = None) -> list[list[str]]:
+    """What each step of ``trace`` did, one list of lines per step, replaying it once.
+
+    ``step_with_notes(state, event) -> (next state, lines)`` applies an event and says what
+    happened (a model's narration). Every replayed state is compared with the recorded one:
+    a difference raises :class:`NondeterminismError` naming the step, so a trace is never
+    printed with narration that contradicts it. ``said`` maps (state, event) to lines already
+    narrated (by an earlier trace with the same steps); it is used and filled, so no step runs
+    twice.
+    """
+    said = {} if said is None else said
+    lines: list[list[str]] = []
+    state = trace.initial
+    for index, step in enumerate(trace.steps, start=1):
+        key = (state, step.event)
+        found = said.get(key)
+        if found is None:
+            replayed, found = step_with_notes(state, step.event)
+            if replayed != step.state:
+                raise NondeterminismError(index, step.event, found)
+            said[key] = found
+        lines.append(found)
+        state = step.state
+    return lines
