@@ -5,6 +5,7 @@ property that should catch it (issue 8: no false alarms, and misrouting no longe
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -20,6 +21,7 @@ from nice_attendre.property import Property
 from tests_data_apps import load, path
 
 PROTOCOLS = ["openflow", "openflow-b", "attendre"]
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def star(*hosts: str) -> nx.Graph:
@@ -207,3 +209,45 @@ def test_a_mobile_host_may_move_between_receiving_and_answering() -> None:
 
     result = dfs(net, [Property.sometimes("answer from the new port", answered_from_the_new_port)])
     assert result.ok and result.complete
+
+
+# ---- IV.D is one-way: a pass under Attendre says nothing about OpenFlow ---------------------
+
+def test_an_app_that_ignores_following_switches_fails_only_under_openflow() -> None:
+    app = path("first_hop_only.py", "FirstHopOnly")
+    openflow = verify(app, topology="linear:3", packets=1, protocol="openflow")
+    attendre = verify(app, topology="linear:3", packets=1, protocol="attendre")
+    assert "no-forgotten-packets" in {d.property for d in openflow.discoveries}
+    assert attendre.ok and attendre.complete
+
+
+# ---- verdicts that do not depend on command order --------------------------------------------
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("app,options", [
+    ("energy-te", {"topology": "paths:2,3", "packets": 1}),
+    (path("both_ways.py", "BothWays"), {"topology": "linear:3", "packets": 1}),
+    ("route-flow", {"topology": "linear:3", "packets": 2}),
+])
+def test_correct_apps_pass_under_any_command_order(protocol: str, app: str, options: dict) -> None:
+    result = verify(app, protocol=protocol, command_order="any", **options)
+    assert result.ok and result.complete
+
+
+def test_proactive_routing_keeps_direct_paths_only_under_fifo() -> None:
+    """Its packet-outs can overtake the rules it sent at switch join when commands reorder."""
+    app = f"{EXAMPLES / 'proactive.py'}:ProactiveRouting"
+    assert verify(app, topology="linear:3", packets=2).ok
+    unordered = verify(app, topology="linear:3", packets=2, command_order="any")
+    assert [d.property for d in unordered.discoveries] == ["direct-paths"]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_learning_switch_needs_a_barrier_between_its_two_entries(protocol: str) -> None:
+    app = path("learning_switch.py", "LearningSwitch")
+    fifo = verify(app, topology="linear:2", packets=2, protocol=protocol)
+    unfenced = verify(app, topology="linear:2", packets=2, protocol=protocol, command_order="any")
+    fenced = verify(app, topology="linear:2", packets=2, protocol=protocol, command_order="any",
+                    app_options={"barriers": True})
+    assert fifo.ok and fenced.ok and fenced.complete
+    assert [d.property for d in unfenced.discoveries] == ["strict-direct-paths"]

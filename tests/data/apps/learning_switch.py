@@ -5,6 +5,10 @@ an entry towards its destination (matching eth_dst only) and is released along i
 entry back towards its source, so that once two hosts have talked both ways every switch
 between them has entries for both; a packet to an unknown address is flooded.
 
+Without barriers, the switch may execute the two flow-mods in either order (OpenFlow allows
+it; ``--command-order any``), and the packet may be released before the entry back is in:
+``barriers=True`` sends a barrier request between them.
+
 ``bug="one-way"`` installs only the entry towards the destination: after an exchange, the
 next packet towards the host that answered may still find no entry and go to the controller
 (NICE's delayed-direct-path bug, found by strict-direct-paths).
@@ -23,8 +27,9 @@ class LearningSwitch(App[Table]):
 
     default_properties = ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "strict-direct-paths")
 
-    def __init__(self, bug: str | None = None) -> None:
+    def __init__(self, bug: str | None = None, barriers: bool = False) -> None:
         self.bug = self.check_bug(bug, ("one-way",))
+        self.barriers = barriers
 
     def initial_state(self) -> Table:
         return ()
@@ -39,5 +44,7 @@ class LearningSwitch(App[Table]):
         else:
             if self.bug != "one-way":
                 out.flow_mod(ev.dpid, Match.of(eth_dst=hdr.eth_src), [Output(ev.in_port)])
+                if self.barriers:
+                    out.barrier(ev.dpid)
             out.flow_mod(ev.dpid, Match.of(eth_dst=hdr.eth_dst), [Output(port)], buffer_id=ev.buffer_id)
         return tuple(sorted(learned.items()))
