@@ -42,8 +42,8 @@ class HostState(NamedTuple):
     * ``location``: where it is attached (dpid, port);
     * ``extra``: how many packets it created beyond its script (answers, announcements);
     * ``answers``: answers due and not sent yet (hosts that answer in events of their own);
-    * ``sent_to``: (seq, destination host) of every unicast packet it sent to a host of the
-      network, sorted (for the ``delivery`` property; a function of the rest, so it never
+    * ``sent_log``: (seq, header, kind) of every packet it sent, by seq (what properties
+      read: ``delivery``, users' own; a function of the rest of its history, so it never
       makes otherwise equal states differ).
     """
 
@@ -52,7 +52,7 @@ class HostState(NamedTuple):
     location: tuple[int, int]
     extra: int = 0
     answers: tuple[Packet, ...] = ()
-    sent_to: tuple[tuple[int, str], ...] = ()
+    sent_log: tuple[tuple[int, Header, str], ...] = ()
 
 
 #: The kind of packet that answers each kind a replier answers (answers are not answered).
@@ -135,11 +135,8 @@ class Hosts:
 
     def _emit(self, tx: "Tx", host: str, hs: HostState, packet: Packet) -> HostState:
         """``host`` puts ``packet`` on its link; return its state with the packet logged."""
-        net = self.net
-        dst = self.host_of_mac.get(packet.hdr.eth_dst)
-        if dst is not None and dst != host:
-            hs = hs._replace(sent_to=tuple(sorted(hs.sent_to + ((packet.seq, dst),))))
-        tx.push(net.slot_port[hs.location], packet)
+        hs = hs._replace(sent_log=tuple(sorted(hs.sent_log + ((packet.seq, packet.hdr, packet.kind),))))
+        tx.push(self.net.slot_port[hs.location], packet)
         return hs
 
     def send(self, tx: "Tx", ev: HostSend) -> None:

@@ -26,7 +26,7 @@ class Run:
 
 
 def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "openflow",
-          properties: Sequence[str] | None = None, app_options: Mapping[str, Any] | None = None,
+          properties: Any = None, app_options: Mapping[str, Any] | None = None,
           sender: str | None = None, receiver: str | None = None, count_load: bool = False,
           instant_stats: bool | None = None, threaded_controller: bool = False,
           command_order: str = "fifo") -> Run:
@@ -44,10 +44,10 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
     topo = load_topology(topology if topology is not None else app_obj.default_topology)
     if properties is None:
         properties = app_obj.default_properties or registry.DEFAULT_PROPERTIES
-    names = registry.check_names(properties)
+    wanted = registry.resolve(properties, app_obj)
     if instant_stats is None:
         instant_stats = getattr(app_obj, "instant_stats", False)
-    options = Options(monitors=registry.monitors_for(names), count_load=count_load,
+    options = Options(monitors=registry.monitors_of(wanted), count_load=count_load,
                       instant_stats=bool(instant_stats), threaded_controller=bool(threaded_controller),
                       command_order=command_order)
     scenario = app_obj.scenario(topo, packets, sender, receiver)
@@ -58,11 +58,11 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
         values = net.interned(slot)
         metrics = tuple(Metric(name, (lambda state, i=i: values[state[slot]][i]), f"{name} per complete execution")
                         for i, name in enumerate(LOAD_COUNTERS))
-    return Run(net, registry.build(net, names), metrics, packets)
+    return Run(net, registry.bind(net, wanted), metrics, packets)
 
 
 def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "openflow",
-           properties: Sequence[str] | None = None, app_options: Mapping[str, Any] | None = None,
+           properties: Any = None, app_options: Mapping[str, Any] | None = None,
            sender: str | None = None, receiver: str | None = None,
            max_transitions: int | None = None, max_states: int | None = None,
            max_depth: int | None = None, max_seconds: float | None = None,
@@ -76,8 +76,10 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
     :class:`~nice_attendre.models.app.App` subclass (built with ``app_options``) or an
     instance. ``topology`` is ``"linear:N"``, a graph file, ``"file.py:factory"``, a
     networkx graph or a Topology (default: the app's). ``packets`` is how many packets the
-    sender sends (the app's scenario decides the traffic). ``properties`` are registered
-    names (default: :data:`nice_attendre.properties.DEFAULT_PROPERTIES`); ``app-exception``
+    sender sends (the app's scenario decides the traffic). ``properties`` is one property or a list: registered
+    names, ``file.py:NAME``, :mod:`nice_attendre.properties.custom` specs or
+    :class:`~nice_attendre.Property` objects, mixed (default: the app's
+    ``default_properties``, else :data:`nice_attendre.properties.DEFAULT_PROPERTIES`); ``app-exception``
     is always checked. Limits and ``keep_going`` as for :func:`nice_attendre.dfs`;
     ``count_load`` adds control-plane counters to the state and reports their min/max per
     complete execution in ``result.metrics``. ``threaded_controller`` lets controller

@@ -84,6 +84,7 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
     always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
     at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
     sometimes = [p for p in props if p.expectation is Expectation.SOMETIMES]
+    on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
     metric_list = tuple(metrics)
     metric_ranges: dict[str, tuple[int, int]] = {}
     discoveries: list[Discovery] = []
@@ -181,6 +182,16 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
                 event = events[index]
                 state = apply(frame[0], event)
                 transitions += 1
+                if on_step:
+                    failed = [p for p in on_step if not p.holds(frame[0], event, state)]
+                    for prop in failed:
+                        if prop.name not in violated or keep_going:
+                            record(prop, trace_to(event, state), state)
+                    if failed:
+                        if not keep_going:
+                            stop_reason = "violation"
+                            break
+                        continue  # a violating step is not followed further
                 key = hash(state) if fingerprint else state
                 if key in visited:
                     revisits += 1

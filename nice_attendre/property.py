@@ -11,12 +11,16 @@ class Expectation(enum.Enum):
 
     * ``ALWAYS``: in every reachable state (checked once per new state);
     * ``AT_QUIESCENCE``: in every state where nothing is enabled (NICE's "path end");
-    * ``SOMETIMES``: in at least one reachable state (an example must exist).
+    * ``SOMETIMES``: in at least one reachable state (an example must exist);
+    * ``TRANSITION``: on every transition the search performs: ``holds(before, event, after)``
+      (a monitor, for claims about what a step does; checked on transitions into known
+      states too, since the step itself is new).
     """
 
     ALWAYS = "always"
     AT_QUIESCENCE = "at_quiescence"
     SOMETIMES = "sometimes"
+    TRANSITION = "transition"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,13 @@ class Property:
                   explain: Callable[[Any], str] | None = None) -> "Property":
         """A property that must hold in at least one reachable state."""
         return Property(name, Expectation.SOMETIMES, holds, description, explain)
+
+    @staticmethod
+    def on_transition(name: str, holds: Callable[[Any, Any, Any], bool], description: str = "",
+                      explain: Callable[[Any], str] | None = None) -> "Property":
+        """A property of every transition: ``holds(before, event, after)``; ``explain`` gets
+        the state after the failing transition."""
+        return Property(name, Expectation.TRANSITION, holds, description, explain)
 
     def why(self, state: Hashable) -> str:
         """The reason the property fails in ``state`` (empty when no explainer is given)."""

@@ -3,17 +3,25 @@
 Each entry is a function of the :class:`~nice_attendre.models.network.Network` returning a
 :class:`~nice_attendre.Property`; :func:`monitors_for` says which monitors the network must
 run for the chosen properties (pass them in ``Options(monitors=...)``).
+
+Users name properties by registered name, by ``path/to/file.py:NAME`` or
+``package.module:NAME`` (a :class:`~nice_attendre.properties.custom.PropertySpec`, a
+:class:`~nice_attendre.Property`, or a list of them), or pass the objects themselves; an
+app may ship properties in its ``properties`` mapping and name them in
+``default_properties``. :func:`resolve` turns any mix of these into :class:`Wanted` entries.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
 
-from nice_attendre.errors import UnknownNameError
+from nice_attendre.errors import InputError, UnknownNameError
 from nice_attendre.models.network import MONITORS, Network
 from nice_attendre.properties.alerts import (app_exception, direct_paths, no_black_holes,
                                              no_forwarding_loops, one_packet_in_per_flow,
                                              strict_direct_paths)
 from nice_attendre.properties.buffers import no_forgotten_packets
+from nice_attendre.properties.custom import PropertySpec
 from nice_attendre.properties.delivery import delivery
 from nice_attendre.properties.flows import no_duplicates, no_reordering
 from nice_attendre.properties.routes import intended_paths, no_stale_routes
@@ -73,3 +81,145 @@ def describe(name: str) -> str:
     """What property ``name`` checks: the first paragraph of its factory's docstring, in one line."""
     doc = (REGISTRY[name].__doc__ or "").strip()
     return " ".join(doc.split("\n\n")[0].split())
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """A property asked for: its name (``None`` until a bare factory is bound) and the
+    factory that binds it to a network; ``registered`` for the registry's own."""
+
+    name: str | None
+    factory: Callable[[Network], Property]
+    registered: bool = False
+
+
+def _guarded(prop: Property) -> Property:
+    """``prop`` with a predicate that never crashes the checker: an exception makes the state
+    violate the property, and the reason names the exception."""
+    errors: dict[Any, str] = {}
+    holds = prop.holds
+
+    def failed(key: Any, exc: Exception) -> bool:
+        errors[key] = f"the property {prop.name!r} raised {type(exc).__name__}: {exc}"
+        return False
+
+    if prop.expectation.value == "transition":
+        def guarded(before: Any, event: Any, after: Any) -> bool:
+            try:
+                return bool(holds(before, event, after))
+            except Exception as exc:
+                return failed(after, exc)
+    else:
+        def guarded(state: Any) -> bool:  # type: ignore[misc]
+            try:
+                return bool(holds(state))
+            except Exception as exc:
+                return failed(state, exc)
+
+    def explain(state: Any) -> str:
+        if state in errors:
+            return errors[state]
+        try:
+            return prop.why(state)
+        except Exception as exc:
+            return f"(its explanation raised {type(exc).__name__}: {exc})"
+
+    return Property(prop.name, prop.expectation, guarded, prop.description, explain)
+
+
+def _load(spec: str) -> list[Any]:
+    """The property objects named by ``file.py:NAME`` or ``module:NAME``."""
+    from nice_attendre.importing import import_target
+
+    target, _, attr = spec.rpartition(":")
+    module = import_target(target, "property", InputError)
+    if not hasattr(module, attr):
+        found = [n for n, v in vars(module).items() if isinstance(v, (PropertySpec, Property))]
+        import difflib
+
+        close = difflib.get_close_matches(attr, found, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else (f" (properties there: {', '.join(found)})"
+                                                               if found else "")
+        raise InputError(f"{target!r} has no property {attr!r}{hint}")
+    value = getattr(module, attr)
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    for item in items:
+        if not isinstance(item, (PropertySpec, Property)):
+            raise InputError(f"{spec!r} is not a property (a PropertySpec from nice_attendre.properties.custom "
+                             f"or a nice_attendre.Property), got {type(item).__name__}")
+    return items
+
+
+def resolve(wanted: Any, app: Any = None) -> tuple[Wanted, ...]:
+    """Every property in ``wanted`` (one item or an iterable of names, specs, Property
+    objects and factories), in order, without repeats. Names resolve in the app's own
+    ``properties`` mapping first, then the registry, then as ``file.py:NAME`` /
+    ``module:NAME``. Raises :class:`InputError` (or :class:`UnknownNameError`) for anything else.
+    """
+    if isinstance(wanted, (str, PropertySpec, Property)) or (callable(wanted) and not isinstance(wanted, type)):
+        wanted = [wanted]
+    try:
+        items = list(wanted)
+    except TypeError:
+        raise InputError(f"properties must be names or property objects, got {type(wanted).__name__}") from None
+    own = dict(getattr(app, "properties", None) or {})
+    result: list[Wanted] = []
+
+    def add(entry: Wanted) -> None:
+        for known in result:
+            if entry.name is not None and known.name == entry.name:
+                if known.factory is entry.factory or known.registered and entry.registered:
+                    return
+                raise InputError(f"two different properties are named {entry.name!r}")
+        result.append(entry)
+
+    for item in items:
+        if isinstance(item, str):
+            if item in own:
+                item = own[item]
+            elif item in REGISTRY:
+                add(Wanted(item, REGISTRY[item], registered=True))
+                continue
+            elif ":" in item:
+                for loaded in _load(item):
+                    add(_entry(loaded))
+                continue
+            else:
+                raise UnknownNameError("property", item, [*own, *REGISTRY])
+        add(_entry(item))
+    return tuple(result)
+
+
+def _entry(item: Any) -> Wanted:
+    if isinstance(item, PropertySpec):
+        return Wanted(item.name, item)
+    if isinstance(item, Property):
+        return Wanted(item.name, lambda _net, p=item: p)
+    if callable(item) and not isinstance(item, type):
+        return Wanted(None, item)
+    raise InputError(f"not a property: {item!r} (give a registered name, file.py:NAME, a PropertySpec or a Property)")
+
+
+def monitors_of(wanted: Iterable[Wanted]) -> frozenset[str]:
+    """The monitors the network must run for ``wanted`` (registered properties only)."""
+    return monitors_for(w.name for w in wanted if w.registered and w.name is not None)
+
+
+def bind(net: Network, wanted: Iterable[Wanted]) -> tuple[Property, ...]:
+    """The properties ``wanted`` for ``net``, plus ``app-exception`` (always checked). Users'
+    properties are guarded: a predicate that raises is a violation naming the exception."""
+    bound: list[Property] = []
+    for entry in wanted:
+        try:
+            prop = entry.factory(net)
+        except InputError:
+            raise
+        except Exception as exc:
+            name = entry.name or getattr(entry.factory, "__name__", repr(entry.factory))
+            raise InputError(f"property {name!r} cannot be built: {type(exc).__name__}: {exc}") from exc
+        if not isinstance(prop, Property):
+            raise InputError(f"property factory {entry.factory!r} returned {type(prop).__name__}, not a Property")
+        if any(p.name == prop.name for p in bound):
+            raise InputError(f"two different properties are named {prop.name!r}")
+        bound.append(prop if entry.registered else _guarded(prop))
+    return tuple(bound) + (app_exception(net),)

@@ -13,8 +13,9 @@ def _undelivered(net: Network, state: Any) -> list[str]:
     missing = []
     received = {h: {(origin, seq) for _hdr, origin, seq in net.received(state, h)} for h in net.topology.hosts}
     for host in net.topology.hosts:
-        for seq, dst in net.value(state, f"host:{host}").sent_to:
-            if (host, seq) not in received[dst]:
+        for seq, hdr, _kind in net.value(state, f"host:{host}").sent_log:
+            dst = net.host_of_mac.get(hdr.eth_dst)
+            if dst is not None and dst != host and (host, seq) not in received[dst]:
                 missing.append(f"{host}#{seq} never reached {dst}")
     return missing
 

@@ -163,7 +163,7 @@ def test_no_duplicates() -> None:
 def test_delivery() -> None:
     net, prop = setup("delivery")
     assert prop.expectation.value == "at_quiescence"
-    h1_sent = HostState(2, (), (1, 1), sent_to=((0, "h2"), (1, "h2")))
+    h1_sent = HostState(2, (), (1, 1), sent_log=((0, H12, "data"), (1, H12, "data")))
     assert prop.holds(net.encode({"host:h1": h1_sent, "host:h2": received(0, 1)}))
     lost = net.encode({"host:h1": h1_sent, "host:h2": received(1)})
     assert not prop.holds(lost) and prop.why(lost) == "h1#0 never reached h2"
