@@ -11,13 +11,14 @@ from typing import ClassVar
 
 @dataclass(frozen=True, slots=True)
 class HostSend:
-    """``host`` sends the next packet of its script."""
+    """``host`` sends the next packet of its stream (flow) ``stream``."""
 
     host: str
+    stream: int = 0
     rank: ClassVar[int] = 0
 
     def __str__(self) -> str:
-        return f"{self.host} sends"
+        return f"{self.host} sends" + (f" (flow {self.stream + 1})" if self.stream else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ A host is a sequential process. Its events:
 * **receive** the head frame of its link. A frame addressed to another host is ignored
   (switches that flood deliver such copies; a misaddressed unicast frame is the
   ``delivery`` monitor's business, at the switch that sent it). A replier answers every
-  unicast packet addressed to it that asks for an answer (data, syn), never an answer;
+  packet that asks it for an answer (see :data:`REPLY_KIND`), never an answer;
 * **answer** (only for hosts that also send or move): send the oldest answer due;
 * **move** to its next attachment point and announce itself there (a broadcast frame).
 
@@ -18,8 +18,10 @@ there the order matters: its own next packet may leave before the answer, and a 
 host may move between receiving and answering (the answer then leaves from its new place).
 
 Sequence numbers. A packet's identity is (origin host, seq): a host's scripted packets have
-seqs 0..len(script)-1, its answers and announcements the following ones, in the order it
-creates them (so a host that sends and answers never skips a scripted packet).
+seqs 0..len(script)-1 (its index in the script, whichever stream it belongs to), its answers
+and announcements the following ones, in the order it creates them (so a host that sends and
+answers never skips a scripted packet). A host's script may be split into streams (flows)
+that it sends at once: each stream in order, the streams interleaved in every way.
 """
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ Delivery = tuple[Header, str, int]  # (header, origin host, seq) of a received p
 class HostState(NamedTuple):
     """A host's state.
 
-    * ``sent``: how many packets of its script it has sent;
+    * ``sent``: how many packets of each of its streams (flows) it has sent;
     * ``received``: what it received, in order, as (header, origin, seq);
     * ``location``: where it is attached (dpid, port);
     * ``extra``: how many packets it created beyond its script (answers, announcements);
@@ -47,7 +49,7 @@ class HostState(NamedTuple):
       makes otherwise equal states differ).
     """
 
-    sent: int
+    sent: tuple[int, ...]
     received: tuple[Delivery, ...]
     location: tuple[int, int]
     extra: int = 0
@@ -55,13 +57,30 @@ class HostState(NamedTuple):
     sent_log: tuple[tuple[int, Header, str], ...] = ()
 
 
-#: The kind of packet that answers each kind a replier answers (answers are not answered).
-REPLY_KIND = {"syn": "syn-ack", "data": "reply"}
+#: The kind of packet that answers each kind a host answers (a TCP handshake: SYN, SYN-ACK,
+#: ACK; an ARP-like broadcast request, answered by its target). Other kinds (replies, ACKs,
+#: one-way packets, announcements) are not answered.
+REPLY_KIND = {"syn": "syn-ack", "syn-ack": "ack", "data": "reply", "arp": "arp-reply"}
 
 
 def reply_to(packet: Packet, host: str, seq: int) -> Packet:
-    """The packet ``host`` sends in answer to ``packet`` (with sequence number ``seq``)."""
-    return Packet(packet.hdr.reversed(), host, seq, REPLY_KIND[packet.kind])
+    """The packet ``host`` sends in answer to ``packet`` (with sequence number ``seq``): the
+    header reversed (for a broadcast request: from this host to the requester)."""
+    hdr = packet.hdr
+    if hdr.eth_dst == BROADCAST:
+        hdr = Header(host, hdr.eth_src, hdr.ip_dst, hdr.ip_src, hdr.tp_dst, hdr.tp_src, hdr.ip_proto)
+    else:
+        hdr = hdr.reversed()
+    return Packet(hdr, host, seq, REPLY_KIND[packet.kind])
+
+
+def asks(packet: Packet, host: str) -> bool:
+    """Whether ``packet``, received by ``host``, asks it for an answer."""
+    if packet.kind not in REPLY_KIND:
+        return False
+    if packet.hdr.eth_dst == BROADCAST:
+        return packet.kind == "arp" and packet.hdr.ip_dst == host
+    return packet.hdr.eth_dst == host
 
 
 class Hosts:
@@ -77,6 +96,8 @@ class Hosts:
                                         if h in specs and not specs[h].script and not specs[h].moves)
         self.host_of_mac = {h: h for h in topo.hosts}
         self._script_length = {h: len(specs[h].script) if h in specs else 0 for h in topo.hosts}
+        #: host -> ((start, end) of each stream in its script)
+        self._streams = {h: specs[h].stream_bounds() if h in specs else () for h in topo.hosts}
         self._move_cache: dict[tuple[str, int], tuple[HostMove, ...]] = {}
 
     def layout(self) -> None:
@@ -85,8 +106,8 @@ class Hosts:
         topo = net.topology
         values = net.interned(net.slot_host[topo.hosts[0]])
         self.values = values
-        self.senders = tuple((net.slot_host[h], HostSend(h), self._script_length[h])
-                             for h in topo.hosts if self._script_length[h])
+        self.senders = tuple((net.slot_host[h], HostSend(h, index), index, end - start)
+                             for h in topo.hosts for index, (start, end) in enumerate(self._streams[h]))
         self.receivers = tuple((net.slot_inbox[h], HostReceive(h)) for h in topo.hosts)
         self.answerers = tuple((net.slot_host[h], HostAnswer(h)) for h in topo.hosts
                                if h in net.specs and net.specs[h].replies and h not in self.atomic_answers)
@@ -94,13 +115,13 @@ class Hosts:
 
     def initial(self, host: str) -> HostState:
         """A host before any event: nothing sent or received, at its place in the topology."""
-        return HostState(0, (), self.net.topology.host_port[host])
+        return HostState((0,) * len(self._streams[host]), (), self.net.topology.host_port[host])
 
     def events(self, state: tuple[int, ...], events: list[Any]) -> None:
         """Append the hosts' enabled events to ``events``: sends, receives, answers, moves."""
         values = self.values
-        for slot, event, length in self.senders:
-            if values[state[slot]].sent < length:
+        for slot, event, stream, length in self.senders:
+            if values[state[slot]].sent[stream] < length:
                 events.append(event)
         for slot, event in self.receivers:
             if state[slot]:
@@ -140,15 +161,19 @@ class Hosts:
         return hs
 
     def send(self, tx: "Tx", ev: HostSend) -> None:
-        """``ev.host`` sends the next packet of its script."""
+        """``ev.host`` sends the next packet of its stream ``ev.stream`` (seq = its index in
+        the host's script)."""
         host = ev.host
         slot = self.net.slot_host[host]
         hs: HostState = tx.get(slot)
-        hdr, kind = self.net.specs[host].script[hs.sent]
-        packet = self.marked(tx, Packet(hdr, host, hs.sent, kind))
+        stream = ev.stream
+        seq = self._streams[host][stream][0] + hs.sent[stream]
+        hdr, kind = self.net.specs[host].script[seq]
+        packet = self.marked(tx, Packet(hdr, host, seq, kind))
+        sent = hs.sent[:stream] + (hs.sent[stream] + 1,) + hs.sent[stream + 1:]
         dpid, port = hs.location
         tx.note(lambda: f"{host} sends {packet} to s{dpid}:{port}")
-        tx.put(slot, self._emit(tx, host, hs._replace(sent=hs.sent + 1), packet))
+        tx.put(slot, self._emit(tx, host, hs._replace(sent=sent), packet))
 
     def receive(self, tx: "Tx", ev: HostReceive) -> None:
         """``ev.host`` takes the head frame of its link (and answers or queues an answer)."""
@@ -162,7 +187,7 @@ class Hosts:
         hs: HostState = tx.get(slot)
         hs = hs._replace(received=hs.received + ((packet.hdr, packet.origin, packet.seq),))
         spec = net.specs.get(host)
-        if spec is None or not spec.replies or packet.hdr.eth_dst != host or packet.kind not in REPLY_KIND:
+        if spec is None or not spec.replies or not asks(packet, host):
             tx.put(slot, hs)
             tx.note(lambda: f"{host} receives {packet}")
             return

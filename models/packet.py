@@ -11,14 +11,15 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 #: Header fields a match can name, in canonical order.
-HEADER_FIELDS = ("eth_src", "eth_dst", "ip_src", "ip_dst", "tp_src", "tp_dst")
+HEADER_FIELDS = ("eth_src", "eth_dst", "ip_src", "ip_dst", "tp_src", "tp_dst", "ip_proto")
 
 #: The MAC address of broadcast frames.
 BROADCAST = "ff:ff:ff:ff:ff:ff"
 
 
 class Header(NamedTuple):
-    """The header fields switches match on (a flow is a header)."""
+    """The header fields switches match on (a flow is a header). ``ip_proto`` is the IP
+    protocol number (6 TCP, 17 UDP; 0 when a scenario does not say)."""
 
     eth_src: str
     eth_dst: str
@@ -26,13 +27,16 @@ class Header(NamedTuple):
     ip_dst: str
     tp_src: int = 0
     tp_dst: int = 0
+    ip_proto: int = 0
 
     def reversed(self) -> "Header":
         """The header of a reply: sources and destinations swapped."""
-        return Header(self.eth_dst, self.eth_src, self.ip_dst, self.ip_src, self.tp_dst, self.tp_src)
+        return Header(self.eth_dst, self.eth_src, self.ip_dst, self.ip_src, self.tp_dst, self.tp_src, self.ip_proto)
 
     def __str__(self) -> str:
-        ports = f":{self.tp_src}->{self.tp_dst}" if (self.tp_src or self.tp_dst) else ""
+        proto = {6: "tcp ", 17: "udp "}.get(self.ip_proto, f"proto {self.ip_proto} " if self.ip_proto else "")
+        ports = f":{proto}{self.tp_src}->{self.tp_dst}" if (self.tp_src or self.tp_dst) else (
+            f" ({proto.strip()})" if proto else "")
         return f"{self.eth_src}->{self.eth_dst}{ports}"
 
 

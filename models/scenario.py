@@ -7,10 +7,11 @@ the network state as a :class:`HostState`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 from nice_attendre.errors import InputError
 from nice_attendre.models.hosts import Delivery, HostState, reply_to
-from nice_attendre.models.packet import Header
+from nice_attendre.models.packet import BROADCAST, Header
 from nice_attendre.models.topology import Topology
 
 __all__ = ["Delivery", "HostState", "HostSpec", "Scenario", "host_header", "reply_to"]
@@ -25,13 +26,31 @@ class HostSpec:
     * ``replies``: it answers each unicast packet addressed to it with a reply packet
       (header reversed; a ``syn`` is answered by a ``syn-ack``, anything else by a ``reply``);
     * ``moves``: attachment points (dpid, port) it may move to, once each, in order, at
-      any point of the run (host mobility).
+      any point of the run (host mobility);
+    * ``streams``: how the script splits into streams (flows) the host sends at once: their
+      lengths, in script order (empty: one stream, the whole script).
     """
 
     name: str
     script: tuple[tuple[Header, str], ...] = ()
     replies: bool = True
     moves: tuple[tuple[int, int], ...] = ()
+    streams: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.streams and (sum(self.streams) != len(self.script) or min(self.streams) < 1):
+            raise InputError(f"host {self.name}: streams {self.streams} do not split its {len(self.script)} packets")
+
+    def stream_bounds(self) -> tuple[tuple[int, int], ...]:
+        """(start, end) in the script of each stream (none for a host with no script)."""
+        if not self.script:
+            return ()
+        bounds = []
+        start = 0
+        for length in self.streams or (len(self.script),):
+            bounds.append((start, start + length))
+            start += length
+        return tuple(bounds)
 
 
 def host_header(src: str, dst: str, tp_src: int = 0, tp_dst: int = 0) -> Header:
@@ -45,6 +64,8 @@ class Scenario:
 
     topology: Topology
     hosts: tuple[HostSpec, ...]
+    #: The flows the scenario was made from, when it was (for descriptions).
+    flows: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         names = [spec.name for spec in self.hosts]
@@ -58,11 +79,16 @@ class Scenario:
                 if port not in self.topology.spare_ports.get(dpid, ()):
                     raise InputError(f"host {spec.name} cannot move to s{dpid}:{port}: not a free port")
             for hdr, _ in spec.script:
-                if hdr.eth_dst not in self.topology.hosts:
+                if hdr.eth_dst not in self.topology.hosts and hdr.eth_dst != BROADCAST:
                     raise InputError(f"host {spec.name} sends to unknown host {hdr.eth_dst!r}")
 
     def describe(self) -> str:
         """One line: who sends what to whom, who answers, who may move."""
+        if self.flows:
+            parts = [flow.describe() for flow in self.flows]
+            parts += [f"{spec.name} may move to " + ", then ".join(f"s{d}:{p}" for d, p in spec.moves)
+                      for spec in self.hosts if spec.moves]
+            return "; ".join(parts)
         parts = []
         for spec in self.hosts:
             counts: dict[tuple[str, str], int] = {}
@@ -107,3 +133,44 @@ class Scenario:
             HostSpec(name, ((hdr, kind),) * packets if name == sender else (), replies=name != sender)
             for name in hosts)
         return Scenario(topology, specs)
+
+    @staticmethod
+    def from_flows(topology: Topology, flows: Sequence[Any], moves: Sequence[tuple[str, str]] = ()) -> "Scenario":
+        """The scenario of ``flows`` (:class:`~nice_attendre.models.flows.Flow` objects or
+        ``--flow`` strings): each host sends its flows at once and answers what asks it to;
+        ``moves`` are (host, switch name or ``sN``) pairs: the host may move once to a new free
+        port of that switch. Raises :class:`InputError` for a flow or move that does not fit
+        the topology."""
+        from nice_attendre.models.flows import as_flows
+
+        flows = as_flows(flows)
+        if not flows:
+            raise InputError("a scenario needs at least one flow")
+        for flow in flows:
+            flow.check(topology)
+        scripts: dict[str, list[tuple[Header, str]]] = {h: [] for h in topology.hosts}
+        streams: dict[str, list[int]] = {h: [] for h in topology.hosts}
+        for flow in flows:
+            script = flow.script()
+            scripts[flow.src].extend(script)
+            streams[flow.src].append(len(script))
+        targets: dict[str, list[tuple[int, int]]] = {h: [] for h in topology.hosts}
+        for host, switch in moves:
+            if host not in topology.hosts:
+                raise InputError(f"move: unknown host {host!r} (hosts: {', '.join(topology.hosts)})")
+            dpid = _dpid(topology, switch)
+            topology = topology.with_spare_port(dpid)
+            targets[host].append((dpid, topology.spare_ports[dpid][-1]))
+        specs = tuple(HostSpec(h, tuple(scripts[h]), True, tuple(targets[h]),
+                               tuple(streams[h]) if len(streams[h]) > 1 else ())
+                      for h in topology.hosts)
+        return Scenario(topology, specs, tuple(flows))
+
+
+def _dpid(topology: Topology, switch: str) -> int:
+    """The dpid of a switch named by its graph name, ``sN`` or its dpid."""
+    for dpid, name in topology.switch_names.items():
+        if str(name) == switch or f"s{dpid}" == switch or str(dpid) == switch:
+            return dpid
+    names = ", ".join(str(topology.switch_names[d]) for d in topology.switches)
+    raise InputError(f"move: unknown switch {switch!r} (switches: {names})")

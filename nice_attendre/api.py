@@ -29,7 +29,7 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
           properties: Any = None, app_options: Mapping[str, Any] | None = None,
           sender: str | None = None, receiver: str | None = None, count_load: bool = False,
           instant_stats: bool | None = None, threaded_controller: bool = False,
-          command_order: str = "fifo") -> Run:
+          command_order: str = "fifo", flows: Any = None, scenario: Any = None) -> Run:
     """Build the network and properties for one verification (see :func:`verify`)."""
     from nice_attendre import properties as registry
     from nice_attendre.loading import load_app
@@ -50,8 +50,8 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
     options = Options(monitors=registry.monitors_of(wanted), count_load=count_load,
                       instant_stats=bool(instant_stats), threaded_controller=bool(threaded_controller),
                       command_order=command_order)
-    scenario = app_obj.scenario(topo, packets, sender, receiver)
-    net = Network(scenario, app_obj, protocol, options)
+    traffic = make_scenario(app_obj, topo, packets, sender, receiver, flows, scenario)
+    net = Network(traffic, app_obj, protocol, options)
     metrics: tuple[Metric, ...] = ()
     if count_load:
         slot = net.slot_load
@@ -61,6 +61,34 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
     return Run(net, registry.bind(net, wanted), metrics, packets)
 
 
+def make_scenario(app: Any, topology: Any, packets: int, sender: str | None, receiver: str | None,
+                  flows: Any, scenario: Any) -> Any:
+    """The traffic of a run: the app's own (``sender`` pings ``receiver`` ``packets`` times,
+    or what the app's ``scenario`` method says), or the user's ``flows`` / ``scenario`` (a
+    TOML file or a :class:`~nice_attendre.models.scenario.Scenario`)."""
+    from pathlib import Path
+
+    from nice_attendre.models.flows import load_file
+    from nice_attendre.models.scenario import Scenario
+
+    if flows is None and scenario is None:
+        return app.scenario(topology, packets, sender, receiver)
+    if flows is not None and scenario is not None:
+        raise InputError("give flows or a scenario file, not both")
+    if sender is not None or receiver is not None:
+        raise InputError("sender and receiver describe the app's own traffic: give them or flows, not both")
+    if isinstance(scenario, Scenario):
+        return scenario
+    if scenario is not None:
+        if not isinstance(scenario, (str, Path)):
+            raise InputError(f"scenario must be a TOML file or a Scenario, got {type(scenario).__name__}")
+        file_flows, moves = load_file(scenario)
+        return Scenario.from_flows(topology, file_flows, moves)
+    if isinstance(flows, str):
+        flows = [flows]
+    return Scenario.from_flows(topology, list(flows))
+
+
 def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "openflow",
            properties: Any = None, app_options: Mapping[str, Any] | None = None,
            sender: str | None = None, receiver: str | None = None,
@@ -68,7 +96,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
            max_depth: int | None = None, max_seconds: float | None = None,
            keep_going: bool = False, fingerprint: bool = False, count_load: bool = False,
            instant_stats: bool | None = None, threaded_controller: bool = False,
-           command_order: str = "fifo",
+           command_order: str = "fifo", flows: Any = None, scenario: Any = None,
            progress: ProgressCallback | None = None) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
@@ -76,7 +104,10 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
     :class:`~nice_attendre.models.app.App` subclass (built with ``app_options``) or an
     instance. ``topology`` is ``"linear:N"``, a graph file, ``"file.py:factory"``, a
     networkx graph or a Topology (default: the app's). ``packets`` is how many packets the
-    sender sends (the app's scenario decides the traffic). ``properties`` is one property or a list: registered
+    sender sends (the app's scenario decides the traffic); ``flows`` (a list of
+    :class:`~nice_attendre.models.flows.Flow` objects or strings like
+    ``"h1->h2:packets=2,proto=tcp,dport=80"``) or ``scenario`` (a TOML file, see
+    :mod:`nice_attendre.models.flows`) replace that traffic by the user's. ``properties`` is one property or a list: registered
     names, ``file.py:NAME``, :mod:`nice_attendre.properties.custom` specs or
     :class:`~nice_attendre.Property` objects, mixed (default: the app's
     ``default_properties``, else :data:`nice_attendre.properties.DEFAULT_PROPERTIES`); ``app-exception``
@@ -91,7 +122,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
     run = build(app, topology=topology, packets=packets, protocol=protocol, properties=properties,
                 app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
                 instant_stats=instant_stats, threaded_controller=threaded_controller,
-                command_order=command_order)
+                command_order=command_order, flows=flows, scenario=scenario)
     limits = Limits(max_transitions, max_states, max_depth, max_seconds)
     result = dfs(run.network, run.properties, limits=limits, keep_going=keep_going,
                  fingerprint=fingerprint, metrics=run.metrics, progress=progress)

@@ -48,8 +48,14 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.argument("app"),
         click.option("--topology", "-t", default=None, metavar="SPEC",
                      help="linear:N, a .graphml/.gml/edge-list file, or file.py:factory (default: the app's)."),
-        click.option("--packets", "-n", default=1, show_default=True, type=click.IntRange(min=0), metavar="N",
-                     help="Packets the sender sends."),
+        click.option("--packets", "-n", default=None, type=click.IntRange(min=0), metavar="N",
+                     help="Packets the sender sends (default 1)."),
+        click.option("--flow", "flows", multiple=True, metavar="SRC->DST[:K=V,...]",
+                     help="A flow of your own (repeatable; replaces the app's traffic): "
+                          "h1->h2:packets=2,proto=tcp,sport=1000,dport=80,reply=tcp; reply is none, echo or "
+                          "tcp; h1->broadcast:target=h2 is an ARP-like request."),
+        click.option("--scenario", "scenario_file", default=None, metavar="FILE.toml",
+                     help="Flows (and host moves) from a TOML file (see the README)."),
         click.option("--sender", default=None, metavar="HOST", help="Sending host (default: the first host)."),
         click.option("--receiver", default=None, metavar="HOST", help="Receiving host (default: the last host)."),
         click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
@@ -91,6 +97,18 @@ def _check_output(path: Path | None, option: str) -> None:
         raise InputError(f"cannot write {option} {str(path)!r}: folder {str(path.parent)!r} not found")
 
 
+def _traffic(packets: int | None, flows: tuple[str, ...], scenario_file: str | None) -> dict[str, Any]:
+    """The traffic keywords of :func:`nice_attendre.api.build` from the command line's options."""
+    if not flows and scenario_file is None:
+        return {"packets": 1 if packets is None else packets}
+    if packets is not None:
+        raise InputError("--packets is for the app's own traffic; with --flow or --scenario give "
+                         "packets=N per flow")
+    if flows and scenario_file is not None:
+        raise InputError("give --flow or --scenario, not both")
+    return {"packets": 1, "flows": list(flows) or None, "scenario": scenario_file}
+
+
 def _app_options(app_options: tuple[str, ...], bug: str | None) -> dict[str, Any]:
     from nice_attendre.loading import parse_options
 
@@ -112,7 +130,8 @@ def _progress() -> Any:
               help="openflow, openflow-b or attendre.")
 @click.option("--count-load", is_flag=True,
               help="Count control-plane messages per complete execution (adds counters to the state).")
-def verify(app: str, topology: str | None, packets: int, sender: str | None, receiver: str | None,
+def verify(app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
+           scenario_file: str | None, sender: str | None, receiver: str | None,
            properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
            max_transitions: int | None, max_states: int | None, max_depth: int | None,
            max_seconds: float | None, threaded_controller: bool, command_order: str, keep_going: bool,
@@ -128,7 +147,8 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
     from nice_attendre.report import CheckedNarrator, json_report, text_report
 
     _check_output(json_path, "--json")
-    run = build(app, topology=topology, packets=packets, protocol=protocol,
+    traffic = _traffic(packets, flows, scenario_file)
+    run = build(app, topology=topology, protocol=protocol, **traffic,
                 properties=list(properties) or None, app_options=_app_options(app_options, bug),
                 sender=sender, receiver=receiver, count_load=count_load,
                 threaded_controller=threaded_controller, command_order=command_order)
@@ -148,7 +168,8 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
         data = json_report(result, {"app": net.app.describe(), "protocol": net.protocol.name,
                                     "command_order": net.options.command_order,
                                     "threaded_controller": net.threaded,
-                                    "topology": net.topology.name, "packets": packets,
+                                    "topology": net.topology.name, "packets": traffic["packets"],
+                                    "traffic": net.scenario.describe(),
                                     "properties": [p.name for p in run.properties]}, narrate)
         try:
             json_path.write_text(json.dumps(data, indent=2) + "\n")

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from nice_attendre.cli import (EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, _app_options, _check_output,
-                               scenario_options)
+                               _traffic, scenario_options)
 from nice_attendre.errors import InputError
 from nice_attendre.report import table_lines
 
@@ -61,7 +61,8 @@ def _ratio_text(base: Any, row: Any) -> str:
               help="Comma-separated protocol variants; ratios are to the first.")
 @click.option("--load", is_flag=True,
               help="Also measure control-plane messages per complete execution (a second exploration).")
-def compare(app: str, topology: str | None, packets: int, sender: str | None, receiver: str | None,
+def compare(app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
+            scenario_file: str | None, sender: str | None, receiver: str | None,
             properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
             max_transitions: int | None, max_states: int | None, max_depth: int | None,
             max_seconds: float | None, threaded_controller: bool, command_order: str, keep_going: bool,
@@ -73,7 +74,8 @@ def compare(app: str, topology: str | None, packets: int, sender: str | None, re
 
     names = _protocol_list(protocols)
     _check_output(json_path, "--json")
-    rows = run_compare(app, names, load=load, topology=topology, packets=packets, sender=sender,
+    traffic = _traffic(packets, flows, scenario_file)
+    rows = run_compare(app, names, load=load, topology=topology, **traffic, sender=sender,
                        receiver=receiver, properties=list(properties) or None,
                        app_options=_app_options(app_options, bug), max_transitions=max_transitions,
                        max_states=max_states, max_depth=max_depth, max_seconds=max_seconds,
@@ -116,7 +118,8 @@ def compare(app: str, topology: str | None, packets: int, sender: str | None, re
     if json_path is not None:
         from nice_attendre.report import json_report
 
-        data = {"app": net.app.describe(), "topology": net.topology.name, "packets": packets,
+        data = {"app": net.app.describe(), "topology": net.topology.name, "packets": traffic["packets"],
+                "traffic": net.scenario.describe(),
                 "command_order": command_order, "threaded_controller": threaded_controller,
                 "protocols": [
                     {**json_report(row.result, {"protocol": row.protocol}, None),
