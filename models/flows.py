@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from nice_attendre.errors import InputError
+from nice_attendre.models.addresses import IP_BROADCAST, default_ip
 from nice_attendre.models.packet import BROADCAST, Header
 from nice_attendre.models.topology import Topology
 
@@ -100,13 +101,14 @@ class Flow:
 
     def header(self) -> Header:
         """The header of this flow's packets (host names stand for MAC addresses; IP
-        addresses are the given ones, or the hosts' names)."""
+        addresses are the given ones, or the hosts' own: see
+        :func:`~nice_attendre.models.addresses.default_ip`)."""
         proto = PROTOCOLS.get(self.proto or ("tcp" if self.reply == "tcp" else ""), 0)
+        ip_src = self.ip_src or default_ip(self.src)
         if self.dst == BROADCAST_NAME:
-            ip_dst = self.ip_dst or (self.target if self.target is not None else BROADCAST)
-            return Header(self.src, BROADCAST, self.ip_src or self.src, ip_dst, self.sport, self.dport, proto)
-        return Header(self.src, self.dst, self.ip_src or self.src, self.ip_dst or self.dst, self.sport,
-                      self.dport, proto)
+            ip_dst = self.ip_dst or (default_ip(self.target) if self.target is not None else IP_BROADCAST)
+            return Header(self.src, BROADCAST, ip_src, ip_dst, self.sport, self.dport, proto)
+        return Header(self.src, self.dst, ip_src, self.ip_dst or default_ip(self.dst), self.sport, self.dport, proto)
 
     def script(self) -> tuple[tuple[Header, str], ...]:
         """The packets the sender sends, as (header, kind): the kind tells the receiver how

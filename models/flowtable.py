@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from nice_attendre.models.addresses import is_prefix, prefix_covers
 from nice_attendre.models.packet import Action, AttendreCommand, Header, Match, format_actions
 
 EntryKey = tuple[int, int, Match]
@@ -89,11 +90,13 @@ def put(table: Table, entry: Entry) -> Table:
 
 def covers(general: Match, specific: Match) -> bool:
     """Whether every packet ``specific`` matches is also matched by ``general``
-    (``general``'s fields are a subset of ``specific``'s, with equal values)."""
+    (``general``'s fields are a subset of ``specific``'s, with equal values, or a prefix of
+    ``general`` contains ``specific``'s address or prefix)."""
     if general.in_port is not None and general.in_port != specific.in_port:
         return False
     fields = dict(specific.fields)
-    return all(name in fields and fields[name] == value for name, value in general.fields)
+    return all(name in fields and (fields[name] == value or (is_prefix(value) and prefix_covers(value, fields[name])))
+               for name, value in general.fields)
 
 
 def delete_matching(table: Table, table_id: int, match: Match, strict: bool = False) -> Table:

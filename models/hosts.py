@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from nice_attendre.models.addresses import IP_BROADCAST, default_ip
 from nice_attendre.models.events import HostAnswer, HostMove, HostReceive, HostSend
 from nice_attendre.models.packet import BROADCAST, Header, Packet
 
@@ -79,7 +80,7 @@ def asks(packet: Packet, host: str) -> bool:
     if packet.kind not in REPLY_KIND:
         return False
     if packet.hdr.eth_dst == BROADCAST:
-        return packet.kind == "arp" and packet.hdr.ip_dst == host
+        return packet.kind == "arp" and packet.hdr.ip_dst == default_ip(host)
     return packet.hdr.eth_dst == host
 
 
@@ -221,7 +222,7 @@ class Hosts:
         slot = self.net.slot_host[host]
         hs: HostState = tx.get(slot)
         seq = self._script_length[host] + hs.extra
-        announce = Packet(Header(host, BROADCAST, host, BROADCAST), host, seq, "announce")
+        announce = Packet(Header(host, BROADCAST, default_ip(host), IP_BROADCAST), host, seq, "announce")
         old = hs.location
         hs = hs._replace(extra=hs.extra + 1, location=(ev.dpid, ev.port))
         tx.note(lambda: f"{host} moves from s{old[0]}:{old[1]} to s{ev.dpid}:{ev.port} "

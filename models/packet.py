@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from nice_attendre.models.addresses import in_prefix, is_prefix, normalise_prefix
+
 #: Header fields a match can name, in canonical order.
 HEADER_FIELDS = ("eth_src", "eth_dst", "ip_src", "ip_dst", "tp_src", "tp_dst", "ip_proto")
 
@@ -96,7 +98,8 @@ class Match(NamedTuple):
     """Match fields of a flow entry: header fields that must be equal, and an optional in-port.
 
     ``fields`` is a tuple of (field name, value) pairs sorted by name; a field not named
-    is wildcarded.
+    is wildcarded. ``ip_src`` and ``ip_dst`` may be IPv4 prefixes (``10.0.0.0/24``: every
+    address in it matches; see :mod:`nice_attendre.models.addresses`).
     """
 
     fields: tuple[tuple[str, Any], ...]
@@ -104,10 +107,15 @@ class Match(NamedTuple):
 
     @staticmethod
     def of(in_port: int | None = None, **fields: Any) -> "Match":
-        """A match on the given header fields (names from :data:`HEADER_FIELDS`)."""
-        for name in fields:
+        """A match on the given header fields (names from :data:`HEADER_FIELDS`; IP fields
+        may be prefixes, normalised: ``ip_dst="10.0.0.9/24"`` is ``10.0.0.0/24``)."""
+        for name, value in fields.items():
             if name not in HEADER_FIELDS:
                 raise ValueError(f"unknown match field {name!r}; known: {', '.join(HEADER_FIELDS)}")
+            if is_prefix(value):
+                if name not in ("ip_src", "ip_dst"):
+                    raise ValueError(f"only ip_src and ip_dst take a prefix, not {name}={value!r}")
+                fields[name] = normalise_prefix(value)
         return Match(tuple(sorted(fields.items())), in_port)
 
     @staticmethod
@@ -120,7 +128,8 @@ class Match(NamedTuple):
         if self.in_port is not None and self.in_port != in_port:
             return False
         for name, value in self.fields:
-            if getattr(hdr, name) != value:
+            field = getattr(hdr, name)
+            if field != value and not (is_prefix(value) and in_prefix(field, value)):
                 return False
         return True
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from nice_attendre.errors import InputError
+from nice_attendre.models.addresses import default_ip
 from nice_attendre.models.hosts import Delivery, HostState, reply_to
 from nice_attendre.models.packet import BROADCAST, Header
 from nice_attendre.models.topology import Topology
@@ -53,9 +54,10 @@ class HostSpec:
         return tuple(bounds)
 
 
-def host_header(src: str, dst: str, tp_src: int = 0, tp_dst: int = 0) -> Header:
-    """The header of a packet from host ``src`` to host ``dst`` (MAC and IP named after hosts)."""
-    return Header(src, dst, src, dst, tp_src, tp_dst)
+def host_header(src: str, dst: str, tp_src: int = 0, tp_dst: int = 0, ip_proto: int = 0) -> Header:
+    """The header of a packet from host ``src`` to host ``dst`` (MACs named after the hosts,
+    their IPv4 addresses: see :func:`nice_attendre.models.addresses.default_ip`)."""
+    return Header(src, dst, default_ip(src), default_ip(dst), tp_src, tp_dst, ip_proto)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,10 @@ packets by (origin host, packet seq, copy index) where a switch has a 32-bit buf
 of the topology), so equal network states look the same to the app whatever the path to them.
 
 * Host number ``i`` (1-based, in the topology's natural host order) has MAC
-  ``00:00:00:00:00:ii`` (hexadecimal, 48 bits) and IPv4 address ``10.0.0.i`` (``10.0.i/256.i%256``
-  above 255); broadcast frames go to ``ff:ff:ff:ff:ff:ff`` / ``255.255.255.255``.
+  ``00:00:00:00:00:ii`` (hexadecimal, 48 bits). Its IPv4 address is the model's
+  (:func:`~nice_attendre.models.addresses.default_ip`: ``10.0.0.N`` for host ``hN``); a host
+  whose name gives no address gets ``10.0.i/256.i%256``. Broadcast frames go to
+  ``ff:ff:ff:ff:ff:ff`` / ``255.255.255.255``.
 * Every packet is a 60-byte Ethernet/IPv4/TCP frame (no VLAN tag, TOS 0, TTL 64, no payload) built
   with os-ken's packet library from the packet's header; its TCP flags follow its kind (SYN,
   SYN+ACK, otherwise ACK). Frames are cached per (header, kind).
@@ -22,12 +24,11 @@ from os_ken.lib.packet import ethernet, ether_types, in_proto, ipv4, tcp
 from os_ken.lib.packet import packet as os_ken_packet
 
 from nice_attendre.errors import UnsupportedFeature
+from nice_attendre.models.addresses import IP_BROADCAST, default_ip
 from nice_attendre.models.messages import BufferId
 from nice_attendre.models.packet import BROADCAST, Header, Packet
 from nice_attendre.models.topology import Topology
 
-#: The IPv4 broadcast address that stands for the model's broadcast "address".
-IP_BROADCAST = "255.255.255.255"
 #: Values of header fields every frame of the model has (so a match on them is always true).
 ETH_TYPE_IPV4 = ether_types.ETH_TYPE_IP
 IP_PROTO_TCP = in_proto.IPPROTO_TCP
@@ -49,11 +50,14 @@ class Codec:
         self.hosts = hosts
         self._number = {host: index + 1 for index, host in enumerate(hosts)}
         self._mac = {host: _mac(n) for host, n in self._number.items()}
-        self._ip = {host: f"10.0.{n // 256}.{n % 256}" for host, n in self._number.items()}
+        # Header values that are not IPv4 addresses (names of hosts without one, broadcast)
+        # and the address that stands for each on the wire.
+        self._ip = {host: f"10.0.{n // 256}.{n % 256}" for host, n in self._number.items()
+                    if default_ip(host) == host}
         self._mac[BROADCAST] = BROADCAST
         self._ip[BROADCAST] = IP_BROADCAST
         self._host_of_mac = {mac: host for host, mac in self._mac.items()}
-        self._host_of_ip = {ip: host for host, ip in self._ip.items()}
+        self._host_of_ip = {ip: host for host, ip in self._ip.items() if host != BROADCAST}
         self._frames: dict[tuple[Header, str], bytes] = {}
 
     # ---- addresses ----------------------------------------------------------------------
@@ -62,9 +66,10 @@ class Codec:
         """The MAC address of ``host`` (or of broadcast)."""
         return self._mac[host]
 
-    def ip(self, host: str) -> str:
-        """The IPv4 address of ``host`` (or of broadcast)."""
-        return self._ip[host]
+    def ip(self, value: str) -> str:
+        """The IPv4 address on the wire for header value ``value`` (an address, the name of a
+        host without one, or broadcast)."""
+        return self._ip.get(value, value)
 
     def host_of_mac(self, mac: str) -> str:
         """The header value for MAC ``mac``: a host's name, or the address itself when no
@@ -89,7 +94,7 @@ class Codec:
         frame = os_ken_packet.Packet()
         frame.add_protocol(ethernet.ethernet(dst=self._mac[hdr.eth_dst], src=self._mac[hdr.eth_src],
                                              ethertype=ETH_TYPE_IPV4))
-        frame.add_protocol(ipv4.ipv4(src=self._ip[hdr.ip_src], dst=self._ip[hdr.ip_dst], proto=IP_PROTO_TCP,
+        frame.add_protocol(ipv4.ipv4(src=self.ip(hdr.ip_src), dst=self.ip(hdr.ip_dst), proto=IP_PROTO_TCP,
                                      ttl=64))
         frame.add_protocol(tcp.tcp(src_port=hdr.tp_src, dst_port=hdr.tp_dst, bits=_TCP_FLAGS.get(kind, tcp.TCP_ACK),
                                    window_size=65535))

@@ -137,8 +137,10 @@ def test_an_openflow_1_3_packet_in_from_the_table_miss_entry_is_genuine() -> Non
 
 def test_codec_addresses_frames_and_buffer_ids_round_trip() -> None:
     codec = Codec(load_topology("linear:2"))
-    assert (codec.mac("h1"), codec.ip("h2")) == ("00:00:00:00:00:01", "10.0.0.2")
-    assert codec.host_of_mac("00:00:00:00:00:02") == "h2" and codec.host_of_ip("10.0.0.1") == "h1"
+    assert (codec.mac("h1"), codec.ip("10.0.0.2")) == ("00:00:00:00:00:01", "10.0.0.2")
+    assert codec.host_of_mac("00:00:00:00:00:02") == "h2" and codec.host_of_ip("10.0.0.1") == "10.0.0.1"
+    named = Codec(load_topology("linear:2").with_spare_port(1))
+    assert named.ip("ff:ff:ff:ff:ff:ff") == "255.255.255.255"
     assert codec.host_of_mac("0A:00:00:00:00:09") == "0a:00:00:00:00:09"  # no host: matches no packet
     for buffer_id in (("h1", 0, 0), ("h2", 65535, 255), ("h1", 3, 1)):
         value = codec.buffer_int(buffer_id)
