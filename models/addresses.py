@@ -25,6 +25,15 @@ def default_ip(host: str) -> str:
     return host
 
 
+def is_address(value: object) -> bool:
+    """Whether ``value`` is written as an IPv4 address (``a.b.c.d``)."""
+    try:
+        ipaddress.IPv4Address(value)  # type: ignore[arg-type]
+    except ValueError:
+        return False
+    return True
+
+
 def is_prefix(value: object) -> bool:
     """Whether ``value`` is written as an IPv4 prefix (``a.b.c.d/n``)."""
     return isinstance(value, str) and "/" in value

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Sequence, TypeVar
 
-from nice_attendre.models.messages import (DEFAULT_PRIORITY, BarrierReply, BufferId, PacketIn,
-                                           PortStatsReply)
+from nice_attendre.models.messages import (DEFAULT_PRIORITY, NO_TIMEOUTS, BarrierReply, BufferId, FlowMod,
+                                           FlowRemoved, PacketIn, PortStatsReply, Timeouts)
 from nice_attendre.models.packet import Action, Match, Packet
 from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import Topology
@@ -40,6 +40,7 @@ class FlowModRequest:
     table_id: int
     buffer_id: BufferId | None
     command: str
+    timeouts: Timeouts = NO_TIMEOUTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,12 @@ class InstallPathRequest:
     priority: int
     buffer_id: BufferId | None
     packet_in_dpid: int | None
+    timeouts: Timeouts = NO_TIMEOUTS
+
+    def flow_mod(self, index: int, buffer_id: BufferId | None = None) -> "FlowMod":
+        """The flow-mod of hop ``index`` (with ``buffer_id``: a flow-mod/packet-out)."""
+        hop = self.hops[index]
+        return FlowMod(hop.match, hop.actions, self.priority, hop.table_id, buffer_id, timeouts=self.timeouts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +98,8 @@ class Out:
 
     def flow_mod(self, dpid: int, match: Match, actions: Sequence[Action], *,
                  priority: int = DEFAULT_PRIORITY, table_id: int = 0,
-                 buffer_id: BufferId | None = None, command: str = "add") -> None:
+                 buffer_id: BufferId | None = None, command: str = "add", idle_timeout: int = 0,
+                 hard_timeout: int = 0, notify_removed: bool = False) -> None:
         """Add an entry at switch ``dpid``; with ``command="modify"`` give every entry whose
         match is covered by ``match`` these actions (OpenFlow 1.1+: nothing happens if there
         is none); ``"modify-or-add"`` the same, but add the entry when none is covered
@@ -99,12 +107,14 @@ class Out:
         (``"delete-strict"``: only an entry whose match equals ``match``).
 
         With ``buffer_id`` the entry's actions are also applied to that buffered packet
-        (a flow-mod/packet-out).
+        (a flow-mod/packet-out). ``idle_timeout``/``hard_timeout`` (seconds, 0 = never) let
+        the entry expire (at any moment: time is not modelled); with ``notify_removed`` the
+        switch tells the app (``on_flow_removed``).
         """
         if command not in FLOW_MOD_COMMANDS:
             raise ValueError(f"flow_mod command must be one of {', '.join(FLOW_MOD_COMMANDS)}, not {command!r}")
         self.requests.append(FlowModRequest(dpid, match, tuple(actions), priority, table_id,
-                                            buffer_id, command))
+                                            buffer_id, command, _timeouts(idle_timeout, hard_timeout, notify_removed)))
 
     def packet_out(self, dpid: int, actions: Sequence[Action], *, buffer_id: BufferId | None = None,
                    in_port: int = 0, packet: Packet | None = None) -> None:
@@ -114,21 +124,24 @@ class Out:
         self.requests.append(PacketOutRequest(dpid, tuple(actions), buffer_id, in_port, packet))
 
     def install_path(self, hops: Sequence[Hop], *, priority: int = DEFAULT_PRIORITY,
-                     packet_in: PacketIn | None = None) -> None:
+                     packet_in: PacketIn | None = None, idle_timeout: int = 0, hard_timeout: int = 0,
+                     notify_removed: bool = False) -> None:
         """Install a forwarding path: one entry per hop, the hops in forwarding order.
 
         When ``packet_in`` is given and the first hop is its switch, that switch gets a
         flow-mod/packet-out releasing the buffered packet, the others flow-mods. The
         platform knows each hop's predecessor, which OpenFlow-B (barriers to the following
-        switches) and Attendre (Attendre Commands to the next hop) need.
+        switches) and Attendre (Attendre Commands to the next hop) need. Timeouts as for
+        :meth:`flow_mod`, on every hop's entry.
         """
         hops = tuple(hops)
         if not hops:
             return
+        timeouts = _timeouts(idle_timeout, hard_timeout, notify_removed)
         if packet_in is not None and packet_in.buffer_id is not None and hops[0].dpid == packet_in.dpid:
-            self.requests.append(InstallPathRequest(hops, priority, packet_in.buffer_id, packet_in.dpid))
+            self.requests.append(InstallPathRequest(hops, priority, packet_in.buffer_id, packet_in.dpid, timeouts))
         else:
-            self.requests.append(InstallPathRequest(hops, priority, None, None))
+            self.requests.append(InstallPathRequest(hops, priority, None, None, timeouts))
 
     def request_port_stats(self, dpid: int) -> None:
         """Ask switch ``dpid`` for its port statistics (answered by ``on_port_stats``)."""
@@ -140,6 +153,13 @@ class Out:
         (``on_barrier_reply``, with this ``xid``). Without barriers a switch may execute
         commands in any order (``--command-order any``)."""
         self.requests.append(BarrierRequestRequest(dpid, xid))
+
+
+def _timeouts(idle: int, hard: int, notify: bool) -> Timeouts:
+    for name, value in (("idle_timeout", idle), ("hard_timeout", hard)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
+            raise ValueError(f"{name} must be a whole number of seconds from 0 to 65535, got {value!r}")
+    return Timeouts(idle, hard, bool(notify))
 
 
 class App(Generic[AS]):
@@ -190,6 +210,10 @@ class App(Generic[AS]):
         """Port statistics of a switch arrived (``ev.load`` is one of ``load_classes``)."""
         return state
 
+    def on_flow_removed(self, state: AS, ev: FlowRemoved, out: Out) -> AS:
+        """A switch removed an entry installed with ``notify_removed`` (it expired)."""
+        return state
+
     @classmethod
     def check_bug(cls, bug: str | None, known: tuple[str, ...]) -> str | None:
         """``bug`` if it names one of the ``known`` buggy variants (or is None); otherwise
@@ -206,4 +230,4 @@ class App(Generic[AS]):
         return self.describe()
 
 
-__all__ = ["App", "Out", "Hop", "PacketIn", "BarrierReply", "PortStatsReply", "Request"]
+__all__ = ["App", "Out", "Hop", "PacketIn", "BarrierReply", "PortStatsReply", "FlowRemoved", "Request"]

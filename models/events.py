@@ -118,5 +118,19 @@ class ControllerStats:
         return f"controller receives port stats of s{self.dpid}: {self.load}"
 
 
+@dataclass(frozen=True, slots=True)
+class SwitchEntryExpires:
+    """Entry ``index`` of switch ``dpid``'s table expires (its ``reason`` timeout, ``"idle"``
+    or ``"hard"``). Time is not modelled: an entry with a timeout may expire at any moment."""
+
+    dpid: int
+    index: int
+    reason: str
+    rank: ClassVar[int] = 7
+
+    def __str__(self) -> str:
+        return f"s{self.dpid}: entry {self.index} expires ({self.reason} timeout)"
+
+
 Event = (HostSend | HostReceive | HostAnswer | HostMove | SwitchProcessPacket | SwitchProcessCommand
-         | ControllerHandle | ControllerStats)
+         | ControllerHandle | ControllerStats | SwitchEntryExpires)

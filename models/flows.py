@@ -1,6 +1,7 @@
 """Traffic as flows: who sends how many packets to whom, with which header fields and answers.
 
-A :class:`Flow` is one stream of packets from one host: to another host, or broadcast (an
+A :class:`Flow` is one stream of packets from one host: to another host, to an IPv4 address
+no host has (a virtual IP, which an app such as a load balancer rewrites), or broadcast (an
 ARP-like request that the ``target`` host answers). Each host sends its flows at once: the
 packets of one flow leave in order, the flows of a host interleave in every way. Hosts do
 not wait for answers before sending (an open-loop traffic model).
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from nice_attendre.errors import InputError
-from nice_attendre.models.addresses import IP_BROADCAST, default_ip
+from nice_attendre.models.addresses import IP_BROADCAST, default_ip, is_address
 from nice_attendre.models.packet import BROADCAST, Header
 from nice_attendre.models.topology import Topology
 
@@ -72,8 +73,12 @@ class Flow:
         if self.src not in hosts:
             raise InputError(f"flow {self}: unknown sender {self.src!r} (hosts: {', '.join(hosts)})")
         if self.dst != BROADCAST_NAME and self.dst not in hosts:
-            raise InputError(f"flow {self}: unknown destination {self.dst!r} (hosts: {', '.join(hosts)}, "
-                             f"or {BROADCAST_NAME})")
+            if not is_address(self.dst):
+                raise InputError(f"flow {self}: unknown destination {self.dst!r} (hosts: {', '.join(hosts)}, "
+                                 f"{BROADCAST_NAME}, or an IPv4 address such as a virtual IP)")
+            owner = [h for h in hosts if default_ip(h) == self.dst]
+            if owner:
+                raise InputError(f"flow {self}: {self.dst} is {owner[0]}'s address: write {owner[0]}")
         if self.dst == self.src:
             raise InputError(f"flow {self}: a host cannot send to itself")
         if isinstance(self.packets, bool) or not isinstance(self.packets, int) or not 1 <= self.packets <= MAX_PACKETS:
@@ -108,6 +113,7 @@ class Flow:
         if self.dst == BROADCAST_NAME:
             ip_dst = self.ip_dst or (default_ip(self.target) if self.target is not None else IP_BROADCAST)
             return Header(self.src, BROADCAST, ip_src, ip_dst, self.sport, self.dport, proto)
+        # A destination given by address (a virtual IP) has no host: its "MAC" is its address.
         return Header(self.src, self.dst, ip_src, self.ip_dst or default_ip(self.dst), self.sport, self.dport, proto)
 
     def script(self) -> tuple[tuple[Header, str], ...]:

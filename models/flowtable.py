@@ -22,7 +22,9 @@ class Entry(NamedTuple):
     Attendre's fields: ``buffer`` is the message-set version whose packets this entry
     buffers (``None``: no buffer action); ``encap`` an Attendre Command to encapsulate in
     the next packet that hits the entry (used once); ``version`` the message set that
-    installed the entry while that set is unfinished at this switch.
+    installed the entry while that set is unfinished at this switch. ``timeouts``: its idle
+    and hard timeouts and whether its removal is reported (a
+    :class:`~nice_attendre.models.messages.Timeouts`; ``None``: none).
     """
 
     table_id: int
@@ -32,6 +34,7 @@ class Entry(NamedTuple):
     buffer: tuple[Any, ...] | None = None
     encap: AttendreCommand | None = None
     version: tuple[Any, ...] | None = None
+    timeouts: Any = None
 
     @property
     def priority(self) -> int:
@@ -48,7 +51,8 @@ class Entry(NamedTuple):
         if self.encap is not None:
             acts += f"+encap(s{self.encap.dpid})"
         table = f"t{self.table_id} " if self.table_id else ""
-        return f"{table}prio {self.priority} {self.match} -> {acts}"
+        timeouts = f" ({self.timeouts})" if self.timeouts is not None else ""
+        return f"{table}prio {self.priority} {self.match} -> {acts}{timeouts}"
 
 
 Table = tuple[Entry, ...]
@@ -123,9 +127,15 @@ def modify_matching(table: Table, table_id: int, match: Match, actions: tuple[Ac
                  and covers(match, entry.match) else entry for entry in table)
 
 
-def lookup(table: Table, table_id: int, hdr: Header, in_port: int) -> int:
-    """Index of the highest-priority entry of ``table_id`` matching the packet, or -1."""
+def lookup(table: Table, table_id: int, hdr: Header, in_port: int, exact_first: bool = False) -> int:
+    """Index of the highest-priority entry of ``table_id`` matching the packet, or -1. With
+    ``exact_first`` (OpenFlow 1.0) an exact-match entry that matches wins over every wildcard
+    entry, whatever the priorities (OpenFlow 1.0 section 3.4)."""
+    found = -1
     for index, entry in enumerate(table):
         if entry.table_id == table_id and entry.match.matches(hdr, in_port):
-            return index
-    return -1
+            if not exact_first or entry.match.is_exact:
+                return index
+            if found < 0:
+                found = index
+    return found

@@ -38,6 +38,31 @@ class MessageSet(NamedTuple):
     acs: int = 0
 
 
+class Timeouts(NamedTuple):
+    """An entry's timeouts in seconds (0: none) and whether its removal is reported to the
+    controller (a flow-removed message). Time is not modelled: an entry with a timeout may
+    expire at any moment (see :mod:`nice_attendre.models.protocols.openflow`)."""
+
+    idle: int = 0
+    hard: int = 0
+    notify: bool = False
+
+    @property
+    def expires(self) -> bool:
+        return bool(self.idle or self.hard)
+
+    def reasons(self) -> tuple[str, ...]:
+        """Why the entry may expire: ``"idle"``, ``"hard"`` or both."""
+        return (("idle",) if self.idle else ()) + (("hard",) if self.hard else ())
+
+    def __str__(self) -> str:
+        parts = ([f"idle {self.idle}s"] if self.idle else []) + ([f"hard {self.hard}s"] if self.hard else [])
+        return " ".join(parts) + (" (notify)" if self.notify else "")
+
+
+NO_TIMEOUTS = Timeouts()
+
+
 # ---- switch -> controller ------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -103,12 +128,15 @@ class FlowMod:
     command: str = "add"
     ms: MessageSet | None = None
     ac: AttendreCommand | None = None
+    timeouts: Timeouts = NO_TIMEOUTS
 
     def __str__(self) -> str:
         kind = "flow-mod/packet-out" if self.buffer_id is not None else "flow-mod"
         if self.command != "add":
             kind = f"flow-mod({self.command})"
         extra = f", AC for s{self.ac.dpid}" if self.ac is not None else ""
+        if self.timeouts != NO_TIMEOUTS:
+            extra += f", {self.timeouts}"
         return f"{kind} {self.match} -> {format_actions(self.actions)}{extra}"
 
 
@@ -148,5 +176,21 @@ class PortStatsRequest:
         return "port-stats-request"
 
 
-SwitchMessage = PacketIn | BarrierReply | PortStatsReply
+@dataclass(frozen=True, slots=True)
+class FlowRemoved:
+    """Switch ``dpid`` removed an entry whose flow-mod asked to be told: because it expired
+    (``reason`` ``"idle"`` or ``"hard"``) or a flow-mod deleted it (``"delete"``)."""
+
+    dpid: int
+    match: Match
+    priority: int
+    reason: str
+    table_id: int = 0
+
+    def __str__(self) -> str:
+        why = "deleted" if self.reason == "delete" else f"{self.reason} timeout"
+        return f"flow-removed(s{self.dpid}, {self.match}, {why})"
+
+
+SwitchMessage = PacketIn | BarrierReply | PortStatsReply | FlowRemoved
 Command = FlowMod | PacketOut | BarrierRequest | PortStatsRequest

@@ -27,8 +27,8 @@ from typing import Any, Callable, Mapping, Sequence
 from nice_attendre.errors import InputError, ModelError
 from nice_attendre.models.app import App
 from nice_attendre.models.events import (ControllerHandle, ControllerStats, Event, HostAnswer,
-                                         HostMove, HostReceive, HostSend, SwitchProcessCommand,
-                                         SwitchProcessPacket)
+                                         HostMove, HostReceive, HostSend, SwitchEntryExpires,
+                                         SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models import flowtable
 from nice_attendre.models.channels import Channels, check_command_order, describe_semantics
 from nice_attendre.models.hosts import Hosts
@@ -172,6 +172,10 @@ class Network:
         self.host_of_mac = self.hosts.host_of_mac
         self._layout()
         self._lookup_cache: dict[Any, int] = {}
+        #: Whether any entry with a timeout was ever installed. Until then no state can have
+        #: an expiry event, so enabled() skips looking (a cache: it never changes a result).
+        self.timers = False
+        self._expiry_cache: dict[tuple[int, int], tuple[SwitchEntryExpires, ...]] = {}
         cls = protocol_class(protocol) if isinstance(protocol, str) else protocol
         self.protocol = cls(self)
         self._handlers: dict[type, Callable[[Tx, Any], None]] = {
@@ -183,6 +187,7 @@ class Network:
             SwitchProcessCommand: lambda tx, ev: self.protocol.switch_command(tx, ev.dpid, ev.batch, ev.pick),
             ControllerHandle: lambda tx, ev: self.protocol.controller_handle(tx, ev.dpid, ev.pick),
             ControllerStats: lambda tx, ev: self.protocol.controller_stats(tx, ev.dpid, ev.load),
+            SwitchEntryExpires: lambda tx, ev: self.protocol.expire(tx, ev.dpid, ev.index, ev.reason),
         }
         self._initial = self._make_initial()
 
@@ -301,7 +306,26 @@ class Network:
         extra = self.protocol.extra_events(state)
         if extra:
             events.extend(extra)
+        if self.timers:
+            for dpid, slot in self.slot_table.items():
+                found = self._expiries(dpid, state[slot])
+                if found:
+                    events.extend(found)
         return events
+
+    def _expiries(self, dpid: int, value: int) -> tuple[SwitchEntryExpires, ...]:
+        """The entries of switch ``dpid``'s table (value ``value``) that may expire now: those
+        with a timeout, one event per timeout (an entry that buffers packets for Attendre
+        waits for its message set first)."""
+        key = (dpid, value)
+        found = self._expiry_cache.get(key)
+        if found is None:
+            found = self._expiry_cache[key] = tuple(
+                SwitchEntryExpires(dpid, index, reason)
+                for index, entry in enumerate(self._values[self.slot_table[dpid]][value])
+                if entry.timeouts is not None and entry.buffer is None
+                for reason in entry.timeouts.reasons())
+        return found
 
     def apply(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """The state after ``event``; ``state`` is not changed."""
@@ -384,7 +408,8 @@ class Network:
         cache = self._lookup_cache
         found = cache.get(key)
         if found is None:
-            found = cache[key] = flowtable.lookup(tx.get(table_slot), table_id, packet.hdr, in_port)
+            found = cache[key] = flowtable.lookup(tx.get(table_slot), table_id, packet.hdr, in_port,
+                                                  self.protocol.version == "1.0")
         return found
 
     # ---- state access (reports, properties, tests) -------------------------------------

@@ -123,6 +123,13 @@ class Match(NamedTuple):
         """A match on every header field of ``hdr`` (and ``in_port`` when given)."""
         return Match(tuple(sorted(zip(HEADER_FIELDS, hdr))), in_port)
 
+    @property
+    def is_exact(self) -> bool:
+        """Whether it names the in-port and every header field, with no prefix (OpenFlow
+        1.0's exact-match entry, which takes precedence over every wildcard entry)."""
+        return (self.in_port is not None and len(self.fields) == len(HEADER_FIELDS)
+                and not any(is_prefix(value) for _name, value in self.fields))
+
     def matches(self, hdr: Header, in_port: int) -> bool:
         """Whether a packet with header ``hdr`` arriving on ``in_port`` matches."""
         if self.in_port is not None and self.in_port != in_port:
@@ -187,7 +194,38 @@ class GotoTable:
         return f"goto:{self.table_id}"
 
 
-Action = Output | Flood | ToController | GotoTable
+@dataclass(frozen=True, slots=True)
+class SetField:
+    """Rewrite header field ``field`` (a name from :data:`HEADER_FIELDS`) to ``value``; later
+    actions of the list see the rewritten packet (OpenFlow's set-field / 1.0's set_dl_dst,
+    set_nw_dst, set_tp_dst...)."""
+
+    field: str
+    value: Any
+
+    def __post_init__(self) -> None:
+        if self.field not in HEADER_FIELDS:
+            raise ValueError(f"set-field: unknown header field {self.field!r}; known: {', '.join(HEADER_FIELDS)}")
+        if is_prefix(self.value):
+            raise ValueError(f"set-field: {self.field} takes an address, not a prefix ({self.value!r})")
+
+    def apply(self, packet: "Packet") -> "Packet":
+        """``packet`` with the field rewritten."""
+        return packet._replace(hdr=packet.hdr._replace(**{self.field: self.value}))
+
+    def __str__(self) -> str:
+        return f"set:{self.field}={self.value}"
+
+
+Action = Output | Flood | ToController | GotoTable | SetField
+
+
+def rewritten(packet: "Packet", actions: tuple[Action, ...]) -> "Packet":
+    """``packet`` after the set-field actions of ``actions`` (what a goto-table matches next)."""
+    for action in actions:
+        if type(action) is SetField:
+            packet = action.apply(packet)
+    return packet
 
 
 def format_actions(actions: tuple[Action, ...]) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from nice_attendre.errors import InputError
-from nice_attendre.models.addresses import default_ip
+from nice_attendre.models.addresses import default_ip, is_address
 from nice_attendre.models.hosts import Delivery, HostState, reply_to
 from nice_attendre.models.packet import BROADCAST, Header
 from nice_attendre.models.topology import Topology
@@ -81,7 +81,7 @@ class Scenario:
                 if port not in self.topology.spare_ports.get(dpid, ()):
                     raise InputError(f"host {spec.name} cannot move to s{dpid}:{port}: not a free port")
             for hdr, _ in spec.script:
-                if hdr.eth_dst not in self.topology.hosts and hdr.eth_dst != BROADCAST:
+                if hdr.eth_dst not in self.topology.hosts and hdr.eth_dst != BROADCAST and not is_address(hdr.eth_dst):
                     raise InputError(f"host {spec.name} sends to unknown host {hdr.eth_dst!r}")
 
     def describe(self) -> str:

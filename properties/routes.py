@@ -6,7 +6,7 @@ from typing import Any
 from nice_attendre.models.flowtable import lookup
 from nice_attendre.models.messages import TABLE
 from nice_attendre.models.network import Network
-from nice_attendre.models.packet import Flood, GotoTable, Header, Output, ToController
+from nice_attendre.models.packet import Flood, GotoTable, Header, Output, SetField, ToController
 from nice_attendre.models.topology import Peer
 from nice_attendre.property import Property
 
@@ -31,9 +31,9 @@ def stale_route(net: Network, state: Any, src: str, hdr: Header) -> str | None:
     brings it back to a port it came in by is a stale route.
     """
     start = net.value(state, f"host:{src}").location
-    pending = [(start[0], start[1], (), 0)]
+    pending = [(start[0], start[1], (), 0, hdr)]
     while pending:
-        dpid, in_port, seen, table_id = pending.pop()
+        dpid, in_port, seen, table_id, hdr = pending.pop()
         if (dpid, in_port, table_id) in seen:
             return f"packets {hdr} loop through s{dpid} port {in_port}"
         seen = seen + ((dpid, in_port, table_id),)
@@ -55,8 +55,10 @@ def stale_route(net: Network, state: Any, src: str, hdr: Header) -> str | None:
             elif isinstance(action, ToController):
                 handled = True
             elif isinstance(action, GotoTable):
-                pending.append((dpid, in_port, seen, action.table_id))
+                pending.append((dpid, in_port, seen, action.table_id, hdr))
                 handled = True
+            elif isinstance(action, SetField):
+                hdr = hdr._replace(**{action.field: action.value})
         if not ports and not handled:
             return f"s{dpid} drops packets {hdr} (entry [{table[index]}])"
         for port in ports:
@@ -65,7 +67,7 @@ def stale_route(net: Network, state: Any, src: str, hdr: Header) -> str | None:
                 return (f"s{dpid} sends packets {hdr} out of port {port}, where nothing is attached "
                         f"(entry [{table[index]}])")
             if isinstance(peer, Peer):
-                pending.append((peer.node, peer.port, seen, 0))
+                pending.append((peer.node, peer.port, seen, 0, hdr))
     return None
 
 

@@ -21,12 +21,13 @@ section 3).
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from nice_attendre.models import flowtable
 from nice_attendre.models.app import (FlowModRequest, InstallPathRequest, PacketOutRequest, Request)
 from nice_attendre.models.messages import (BUFFER_PRIORITY, FlowMod, MessageSet, PacketIn, PacketOut)
-from nice_attendre.models.packet import AttendreCommand, Match, Packet, format_actions
+from nice_attendre.models.packet import AttendreCommand, Match, Packet, format_actions, rewritten
 from nice_attendre.models.protocols.openflow import OpenFlow
 
 if TYPE_CHECKING:
@@ -240,7 +241,7 @@ class Attendre(OpenFlow):
                     "(carried by the packet-out)")
             goto = self.execute(tx, dpid, msg.in_port, packet, msg.actions)
             if goto is not None:
-                self.pipeline(tx, dpid, msg.in_port, packet, goto)
+                self.pipeline(tx, dpid, msg.in_port, rewritten(packet, msg.actions), goto)
         self.message_done(tx, dpid, msg.ms)
 
     @staticmethod
@@ -313,7 +314,7 @@ class Attendre(OpenFlow):
                 hops = request.hops
                 for index, hop in enumerate(hops):
                     buffer_id = request.buffer_id if index == 0 else None
-                    message = FlowMod(hop.match, hop.actions, request.priority, hop.table_id, buffer_id)
+                    message = request.flow_mod(index, buffer_id)
                     following = hops[index + 1] if index + 1 < len(hops) else None
                     plan.append((hop.dpid, message, following, version, request.priority))
             else:
@@ -345,8 +346,7 @@ class Attendre(OpenFlow):
 
 def _with_set(message: Any, ms: MessageSet, ac: AttendreCommand | None) -> Any:
     if type(message) is FlowMod:
-        return FlowMod(message.match, message.actions, message.priority, message.table_id,
-                       message.buffer_id, message.command, ms, ac)
+        return dataclasses.replace(message, ms=ms, ac=ac)
     if type(message) is PacketOut:
         return PacketOut(message.actions, message.buffer_id, message.in_port, message.packet, ms, ac)
     return message

@@ -21,9 +21,9 @@ from nice_attendre.models import flowtable
 from nice_attendre.models.app import (BarrierRequestRequest, FlowModRequest, InstallPathRequest, Out,
                                       PacketOutRequest, PortStatsRequestRequest, Request)
 from nice_attendre.models.events import ControllerStats
-from nice_attendre.models.messages import (TABLE, BarrierReply, BarrierRequest, BufferId, FlowMod,
-                                           PacketIn, PacketOut, PortStatsReply, PortStatsRequest)
-from nice_attendre.models.packet import Flood, GotoTable, Output, Packet, ToController
+from nice_attendre.models.messages import (NO_TIMEOUTS, TABLE, BarrierReply, BarrierRequest, BufferId, FlowMod,
+                                           FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatsRequest)
+from nice_attendre.models.packet import Flood, GotoTable, Output, Packet, SetField, ToController, rewritten
 
 if TYPE_CHECKING:
     from nice_attendre.models.network import Network, Tx
@@ -117,6 +117,7 @@ class OpenFlow:
             goto = self.execute(tx, dpid, in_port, packet, entry.actions or (), entry)
             if goto is None:
                 return
+            packet = rewritten(packet, entry.actions or ())
             table_id = goto
 
     def marked_entry(self, tx: "Tx", dpid: int, in_port: int, packet: Packet,
@@ -183,6 +184,9 @@ class OpenFlow:
                 sent += 1
             elif kind is GotoTable:
                 goto = action.table_id
+            elif kind is SetField:
+                packet = action.apply(packet)
+                tx.note(lambda: f"s{dpid} rewrites {packet.label()}: {action}")
         if not sent and goto is None:
             self.drop(tx, dpid, packet, failed)
         return goto
@@ -319,9 +323,10 @@ class OpenFlow:
         key = (tx.s[slot], id(msg))
         cached = self._install_cache.get(key)
         if cached is not None and cached[0] is msg:
-            _msg, tx.s[slot], entry = cached
+            _msg, tx.s[slot], entry, removed = cached
         else:
             table = tx.get(slot)
+            before = table
             if msg.command == "modify-or-add" and not any(
                     e.table_id == msg.table_id and e.actions is not None and flowtable.covers(msg.match, e.match)
                     for e in table):  # OpenFlow 1.0: a modify that finds no entry adds one
@@ -336,13 +341,22 @@ class OpenFlow:
                 entry = None
             else:
                 extra = fields(table) if fields is not None else {}
+                if msg.timeouts != NO_TIMEOUTS:
+                    extra["timeouts"] = msg.timeouts
+                    self.net.timers = self.net.timers or msg.timeouts.expires
                 entry = flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions, **extra)
                 table = flowtable.put(table, entry)
+            # Entries a delete removed whose flow-mods asked to be told (OFPFF_SEND_FLOW_REM).
+            removed = tuple(e for e in before if e.timeouts is not None and e.timeouts.notify
+                            and msg.command in ("delete", "delete-strict") and e not in table)
             tx.s[slot] = self.net._intern[slot](table)
-            self._install_cache[key] = (msg, tx.s[slot], entry)
+            self._install_cache[key] = (msg, tx.s[slot], entry, removed)
         tx.note(lambda: f"s{dpid} installs [{entry}]" if entry is not None
                 else f"s{dpid} modifies entries {msg.match} -> {_actions(msg.actions)}" if msg.command[0] == "m"
                 else f"s{dpid} deletes entries {msg.match}" + (" (strict)" if msg.command == "delete-strict" else ""))
+        for gone in removed:
+            self.net.to_controller(tx, dpid, FlowRemoved(dpid, gone.match, gone.priority, "delete", gone.table_id))
+            tx.note(lambda: f"s{dpid} tells the controller it deleted [{gone}] (flow-removed)")
         return entry
 
     def flow_mod(self, tx: "Tx", dpid: int, msg: FlowMod) -> None:
@@ -369,7 +383,7 @@ class OpenFlow:
         tx.note(lambda: f"s{dpid} applies {_actions(actions)} to buffered {packet}")
         goto = self.execute(tx, dpid, in_port, packet, actions)
         if goto is not None:
-            self.pipeline(tx, dpid, in_port, packet, goto)
+            self.pipeline(tx, dpid, in_port, rewritten(packet, actions), goto)
 
     def packet_out(self, tx: "Tx", dpid: int, msg: PacketOut) -> None:
         """Apply the packet-out's actions to its packet (buffered or carried)."""
@@ -379,7 +393,22 @@ class OpenFlow:
             tx.note(lambda: f"s{dpid} applies {_actions(msg.actions)} to {msg.packet} (carried by the packet-out)")
             goto = self.execute(tx, dpid, msg.in_port, msg.packet, msg.actions)
             if goto is not None:
-                self.pipeline(tx, dpid, msg.in_port, msg.packet, goto)
+                self.pipeline(tx, dpid, msg.in_port, rewritten(msg.packet, msg.actions), goto)
+
+    # ---- timeouts ----------------------------------------------------------------------
+
+    def expire(self, tx: "Tx", dpid: int, index: int, reason: str) -> None:
+        """Entry ``index`` of switch ``dpid`` expires: it is removed; if its flow-mod asked,
+        the controller is told (a flow-removed message)."""
+        net = self.net
+        slot = net.slot_table[dpid]
+        table = tx.get(slot)
+        entry = table[index]
+        tx.put(slot, table[:index] + table[index + 1:])
+        tx.note(lambda: f"s{dpid}: [{entry}] expires ({reason} timeout)")
+        if entry.timeouts.notify:
+            net.to_controller(tx, dpid, FlowRemoved(dpid, entry.match, entry.priority, reason, entry.table_id))
+            tx.note(lambda: f"s{dpid} tells the controller (flow-removed)")
 
     # ---- controller platform -----------------------------------------------------------
 
@@ -393,6 +422,9 @@ class OpenFlow:
                          str(msg), msg)
         elif kind is BarrierReply:
             self.barrier_reply(tx, msg)
+        elif kind is FlowRemoved:
+            self.run_app(tx, "on_flow_removed", lambda app, state, out: app.on_flow_removed(state, msg, out),
+                         str(msg), None)
         elif kind is PortStatsReply:
             platform: PlatformState = tx.get(self.net.slot_platform)
             tx.note(lambda: f"controller receives port statistics of s{dpid}")
@@ -458,9 +490,7 @@ class OpenFlow:
             kind = type(request)
             if kind is InstallPathRequest:
                 for index, hop in enumerate(request.hops):
-                    buffer_id = request.buffer_id if index == 0 else None
-                    self.send(tx, hop.dpid, FlowMod(hop.match, hop.actions, request.priority, hop.table_id,
-                                                    buffer_id))
+                    self.send(tx, hop.dpid, request.flow_mod(index, request.buffer_id if index == 0 else None))
             else:
                 self.send(tx, request.dpid, self.message_for(request))
 
@@ -469,7 +499,7 @@ class OpenFlow:
         kind = type(request)
         if kind is FlowModRequest:
             return FlowMod(request.match, request.actions, request.priority, request.table_id,
-                           request.buffer_id, request.command)
+                           request.buffer_id, request.command, timeouts=request.timeouts)
         if kind is PacketOutRequest:
             return PacketOut(request.actions, request.buffer_id, request.in_port, request.packet)
         if kind is PortStatsRequestRequest:

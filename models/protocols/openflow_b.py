@@ -47,10 +47,10 @@ class OpenFlowB(OpenFlow):
             first = request.hops[0]
             xid = ("openflow-b", (first.dpid, request.buffer_id if request.buffer_id is not None else first.match))
             following = request.hops[1:]
-            for hop in following:
-                self.send(tx, hop.dpid, FlowMod(hop.match, hop.actions, request.priority, hop.table_id))
+            for index, hop in enumerate(following, start=1):
+                self.send(tx, hop.dpid, request.flow_mod(index))
                 self.send(tx, hop.dpid, BarrierRequest(xid))
-            held_msg = FlowMod(first.match, first.actions, request.priority, first.table_id, request.buffer_id)
+            held_msg = request.flow_mod(0, request.buffer_id)
             platform: PlatformState = tx.get(self.net.slot_platform)
             waiting = tuple(sorted({hop.dpid for hop in following}))
             held = Held(xid, waiting, first.dpid, (held_msg,))
