@@ -157,7 +157,8 @@ class Topology:
 
     def describe(self) -> str:
         """One line: name, switch count, hosts."""
-        return f"{self.name} ({len(self.switches)} switches, hosts {', '.join(self.hosts)})"
+        count = len(self.switches)
+        return f"{self.name} ({count} switch{'es' if count != 1 else ''}, hosts {', '.join(self.hosts)})"
 
 
 def _is_host(graph: nx.Graph, node: Hashable) -> bool:
@@ -235,6 +236,13 @@ def linear_graph(switches: int) -> nx.Graph:
     return graph
 
 
+def star_graph(hosts: int) -> nx.Graph:
+    """One switch ``s1`` with hosts ``h1`` .. ``hN`` on its ports 1 .. N."""
+    graph = nx.Graph()
+    graph.add_edges_from(("s1", f"h{i}") for i in range(1, hosts + 1))
+    return graph
+
+
 def two_paths_graph(always_on: int, on_demand: int) -> nx.Graph:
     """``h1 - s1 ... h2``: two disjoint paths of ``always_on`` and ``on_demand`` switches
     between the sender h1 and the replier h2, sharing only their first and last switch.
@@ -264,7 +272,8 @@ def _load_factory(spec: str) -> Callable[[], Any]:
 def load_topology(spec: str | nx.Graph | Topology) -> Topology:
     """Build a topology from a spec.
 
-    Accepted: a :class:`Topology`; a networkx graph; ``linear:N`` (N >= 1); the path of a
+    Accepted: a :class:`Topology`; a networkx graph; ``linear:N`` (N >= 1); ``star:N`` (one
+    switch, hosts h1..hN, 2 <= N <= 254); ``paths:A,D``; the path of a
     GraphML (``.graphml``), GML (``.gml``) or edge-list file (any other suffix: one
     ``u v`` pair per line, ``#`` comments); ``path/to/file.py:factory`` or
     ``package.module:factory`` naming a function that returns a networkx graph.
@@ -281,6 +290,12 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
         if not count.isdecimal() or int(count) < 1:
             raise TopologyError(f"bad topology {text!r}: linear:N needs a whole number N >= 1")
         return from_graph(linear_graph(int(count)), text)
+    match = re.fullmatch(r"star:(.*)", text)
+    if match:
+        count = match.group(1)
+        if not count.isdecimal() or not 2 <= int(count) <= 254:
+            raise TopologyError(f"bad topology {text!r}: star:N needs a whole number N from 2 to 254")
+        return from_graph(star_graph(int(count)), text)
     match = re.fullmatch(r"paths:(.*)", text)
     if match:
         parts = match.group(1).split(",")

@@ -47,7 +47,7 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.argument("app"),
         click.option("--topology", "-t", default=None, metavar="SPEC",
-                     help="linear:N, a .graphml/.gml/edge-list file, or file.py:factory (default: the app's)."),
+                     help="linear:N, star:N, paths:A,D, a .graphml/.gml/edge-list file, or file.py:factory (default: the app's)."),
         click.option("--packets", "-n", default=None, type=click.IntRange(min=0), metavar="N",
                      help="Packets the sender sends (default 1)."),
         click.option("--flow", "flows", multiple=True, metavar="SRC->DST[:K=V,...]",
@@ -214,6 +214,7 @@ def list_cmd() -> None:
     click.echo(_entry("app-exception", "no app handler raises an exception (always checked)"))
     click.echo("topologies:")
     click.echo(_entry("linear:N", "sender h1 - s1 - ... - sN - replier h2"))
+    click.echo(_entry("star:N", "one switch s1 with hosts h1 ... hN"))
     click.echo(_entry("paths:A,D", "two disjoint paths of A and D switches between h1 and h2 (energy-te)"))
     click.echo(_entry("FILE.graphml|.gml|other", "a graph file (other suffixes: edge list); hosts marked by a "
                       "'host' attribute or named h1, h2, ..."))

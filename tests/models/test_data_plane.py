@@ -2,6 +2,7 @@
 (set-field), flow timeouts with flow-removed; each as an app uses it."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -20,6 +21,7 @@ from nice_attendre.trace import Trace
 from tests_data_apps import path
 
 PROTOCOLS = ["openflow", "openflow-b", "attendre"]
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 H12 = host_header("h1", "h2")
 
 
@@ -96,7 +98,7 @@ def test_load_balancer_keeps_connections_on_one_replica(protocol: str) -> None:
     def answered(view: View) -> bool:
         return any(r.header.ip_src == "10.0.0.100" for r in view.hosts["h1"].received)
 
-    result = verify(path("load_balancer.py", "LoadBalancer"), topology=star("h1", "h2", "h3"), protocol=protocol,
+    result = verify(f"{EXAMPLES / 'load_balancer.py'}:LoadBalancer", topology=star("h1", "h2", "h3"), protocol=protocol,
                     flows=LB_FLOWS, properties=["no-black-holes", "no-forgotten-packets", AFFINITY,
                                                 sometimes("answered-by-the-vip", answered)])
     assert result.ok and result.complete
@@ -105,7 +107,7 @@ def test_load_balancer_keeps_connections_on_one_replica(protocol: str) -> None:
 def test_round_robin_breaks_affinity_under_openflow_only() -> None:
     """A new replica per packet-in: under OpenFlow, two packets of one connection can both reach
     the controller (a type-1 race); under Attendre a flow causes one packet-in."""
-    app = path("load_balancer.py", "LoadBalancer")
+    app = f"{EXAMPLES / 'load_balancer.py'}:LoadBalancer"
     openflow = verify(app, topology=star("h1", "h2", "h3"), flows=LB_FLOWS, app_options={"bug": "round-robin"},
                       properties=[AFFINITY])
     (found,) = openflow.discoveries
@@ -117,7 +119,7 @@ def test_round_robin_breaks_affinity_under_openflow_only() -> None:
 
 
 def test_set_field_rewrites_before_later_actions() -> None:
-    run = build(path("load_balancer.py", "LoadBalancer"), topology=star("h1", "h2", "h3"), flows=LB_FLOWS,
+    run = build(f"{EXAMPLES / 'load_balancer.py'}:LoadBalancer", topology=star("h1", "h2", "h3"), flows=LB_FLOWS,
                 properties=[])
     net = run.network
     state = Trace.from_events(net, [HostSend("h1"), SwitchProcessPacket(1, 1), ControllerHandle(1)]).final
