@@ -497,7 +497,7 @@ def test_list_names_apps_protocols_properties_and_topologies() -> None:
     # Descriptions are whole, never cut.
     assert properties["intended-paths"].endswith("method, e.g. energy-te)")
     assert "  app-exception            no app handler raises an exception (always checked)" in lines
-    assert names("topologies:") == ["linear:N", "paths:A,D", "FILE.graphml|.gml|other", "FILE.py:FUNCTION"]
+    assert names("topologies:") == ["linear:N", "star:N", "paths:A,D", "FILE.graphml|.gml|other", "FILE.py:FUNCTION"]
 
 
 # ---- apps that fail before the first event -----------------------------------------------------
