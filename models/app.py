@@ -8,11 +8,12 @@ into the messages of the protocol variant, so an app is the same code under ever
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Generic, Sequence, TypeVar
+from typing import Any, ClassVar, Generic, Sequence, TypeVar
 
 from nice_attendre.models.messages import (DEFAULT_PRIORITY, BarrierReply, BufferId, PacketIn,
                                            PortStatsReply)
-from nice_attendre.models.packet import Action, Match, Packet
+from nice_attendre.models.packet import (HEADER_FIELDS, Action, Flood, GotoTable, Match, Output, Packet,
+                                         ToController)
 from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import Topology
 
@@ -66,6 +67,93 @@ class PortStatsRequestRequest:
 
 Request = FlowModRequest | PacketOutRequest | InstallPathRequest | PortStatsRequestRequest
 
+#: Highest priority an app's entry may have (OpenFlow's 16 bits; Attendre's buffer entries are above).
+MAX_PRIORITY = 0xFFFF
+#: Highest flow table id (OpenFlow 1.3: 0..254).
+MAX_TABLE_ID = 254
+
+
+class BadRequest(ValueError):
+    """An app called :class:`Out` with a malformed argument. The platform reports it as the
+    violation ``app-exception``, naming the handler and the call."""
+
+
+def _show(value: Any) -> str:
+    """A value for an error message: its type and a short repr."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_dpid(call: str, dpid: Any) -> None:
+    if not _is_int(dpid):
+        raise BadRequest(f"{call}: dpid must be an int, got {_show(dpid)}")
+
+
+def _known(valid: set[Any] | None, value: Any) -> bool:
+    """Whether ``value`` was already found valid (an unhashable value never was)."""
+    if valid is None:
+        return False
+    try:
+        return value in valid
+    except TypeError:
+        return False
+
+
+def _check_match(call: str, match: Any) -> None:
+    """A :class:`Match` whose fields are (header field, str or int) pairs sorted by name."""
+    if type(match) is not Match:
+        raise BadRequest(f"{call}: match must be a Match (Match.of(...) or Match.exact(header)), got {_show(match)}")
+    fields = match.fields
+    if type(fields) is not tuple:
+        raise BadRequest(f"{call}: match fields must be a tuple of (name, value) pairs, got {_show(fields)}")
+    previous = ""
+    for pair in fields:
+        if type(pair) is not tuple or len(pair) != 2 or pair[0] not in HEADER_FIELDS:
+            raise BadRequest(f"{call}: bad match field {_show(pair)} (names: {', '.join(HEADER_FIELDS)})")
+        if pair[0] <= previous:
+            raise BadRequest(f"{call}: match fields must be sorted by name, each once (use Match.of)")
+        if not isinstance(pair[1], (str, int)):
+            raise BadRequest(f"{call}: match field {pair[0]} must be a str or an int, got {_show(pair[1])}")
+        previous = pair[0]
+    if match.in_port is not None and not _is_int(match.in_port):
+        raise BadRequest(f"{call}: match in_port must be an int or None, got {_show(match.in_port)}")
+
+
+def _check_actions(call: str, actions: Any, table_id: int = 0) -> tuple[Action, ...]:
+    """The actions as a tuple; each an Output (int port), Flood, ToController or GotoTable
+    (to a later table)."""
+    if not isinstance(actions, (list, tuple)):
+        raise BadRequest(f"{call}: actions must be a list or tuple of actions, got {_show(actions)}")
+    for action in actions:
+        kind = type(action)
+        if kind is Output:
+            if not _is_int(action.port):
+                raise BadRequest(f"{call}: Output port must be an int, got {_show(action.port)}")
+        elif kind is GotoTable:
+            if not _is_int(action.table_id) or not table_id < action.table_id <= MAX_TABLE_ID:
+                raise BadRequest(f"{call}: GotoTable must go to a later table (after {table_id}, up to "
+                                 f"{MAX_TABLE_ID}), got {_show(action.table_id)}")
+        elif kind is not Flood and kind is not ToController:
+            raise BadRequest(f"{call}: not an action: {_show(action)} (actions: Output, Flood, ToController, "
+                             "GotoTable)")
+    return tuple(actions)
+
+
+def _check_number(call: str, name: str, value: Any, low: int, high: int) -> None:
+    if not _is_int(value) or not low <= value <= high:
+        raise BadRequest(f"{call}: {name} must be an int from {low} to {high}, got {_show(value)}")
+
+
+def _check_buffer_id(call: str, buffer_id: Any) -> None:
+    if buffer_id is not None and (type(buffer_id) is not tuple or len(buffer_id) != 3):
+        raise BadRequest(f"{call}: buffer_id must be None or a packet-in's buffer_id, got {_show(buffer_id)}")
+
 
 class Out:
     """Write-only sink for an app's commands during one handler call.
@@ -73,11 +161,14 @@ class Out:
     ``topology`` is the network's topology (read-only configuration), for route lookups.
     """
 
-    __slots__ = ("topology", "requests")
+    __slots__ = ("topology", "requests", "_valid")
 
-    def __init__(self, topology: Topology) -> None:
+    def __init__(self, topology: Topology, valid: set[Any] | None = None) -> None:
         self.topology = topology
         self.requests: list[Request] = []
+        # Values already checked (matches, hops): a cache the platform keeps across calls,
+        # so that checking costs a set lookup once an app's requests repeat.
+        self._valid = valid
 
     def flow_mod(self, dpid: int, match: Match, actions: Sequence[Action], *,
                  priority: int = DEFAULT_PRIORITY, table_id: int = 0,
@@ -87,19 +178,38 @@ class Out:
         (``"delete-strict"``: only an entry whose match equals ``match``).
 
         With ``buffer_id`` the entry's actions are also applied to that buffered packet
-        (a flow-mod/packet-out).
+        (a flow-mod/packet-out). Raises :class:`BadRequest` for a malformed argument.
         """
+        call = "out.flow_mod"
         if command not in ("add", "modify", "delete", "delete-strict"):
-            raise ValueError(f"flow_mod command must be add, modify, delete or delete-strict, not {command!r}")
-        self.requests.append(FlowModRequest(dpid, match, tuple(actions), priority, table_id,
-                                            buffer_id, command))
+            raise BadRequest(f"{call}: command must be add, modify, delete or delete-strict, not {command!r}")
+        _check_dpid(call, dpid)
+        valid = self._valid
+        if not _known(valid, match):
+            _check_match(call, match)
+            if valid is not None:
+                valid.add(match)
+        _check_number(call, "table_id", table_id, 0, MAX_TABLE_ID)
+        checked = _check_actions(call, actions, table_id)
+        _check_number(call, "priority", priority, 0, MAX_PRIORITY)
+        _check_buffer_id(call, buffer_id)
+        self.requests.append(FlowModRequest(dpid, match, checked, priority, table_id, buffer_id, command))
 
     def packet_out(self, dpid: int, actions: Sequence[Action], *, buffer_id: BufferId | None = None,
                    in_port: int = 0, packet: Packet | None = None) -> None:
-        """Apply ``actions`` at ``dpid`` to the buffered packet ``buffer_id`` (or ``packet``)."""
+        """Apply ``actions`` at ``dpid`` to the buffered packet ``buffer_id`` (or ``packet``).
+        Raises :class:`BadRequest` for a malformed argument."""
+        call = "out.packet_out"
+        _check_dpid(call, dpid)
+        checked = _check_actions(call, actions)
+        _check_buffer_id(call, buffer_id)
+        if packet is not None and type(packet) is not Packet:
+            raise BadRequest(f"{call}: packet must be a Packet (such as ev.packet), got {_show(packet)}")
         if buffer_id is None and packet is None:
-            raise ValueError("packet_out needs a buffer_id or a packet")
-        self.requests.append(PacketOutRequest(dpid, tuple(actions), buffer_id, in_port, packet))
+            raise BadRequest(f"{call}: needs a buffer_id or a packet")
+        if not _is_int(in_port) or in_port < 0:
+            raise BadRequest(f"{call}: in_port must be an int >= 0, got {_show(in_port)}")
+        self.requests.append(PacketOutRequest(dpid, checked, buffer_id, in_port, packet))
 
     def install_path(self, hops: Sequence[Hop], *, priority: int = DEFAULT_PRIORITY,
                      packet_in: PacketIn | None = None) -> None:
@@ -108,18 +218,44 @@ class Out:
         When ``packet_in`` is given and the first hop is its switch, that switch gets a
         flow-mod/packet-out releasing the buffered packet, the others flow-mods. The
         platform knows each hop's predecessor, which OpenFlow-B (barriers to the following
-        switches) and Attendre (Attendre Commands to the next hop) need.
+        switches) and Attendre (Attendre Commands to the next hop) need. Raises
+        :class:`BadRequest` for a malformed argument.
         """
-        hops = tuple(hops)
-        if not hops:
+        call = "out.install_path"
+        if isinstance(hops, (str, bytes, Hop)) or not isinstance(hops, (list, tuple)):
+            raise BadRequest(f"{call}: hops must be a list or tuple of Hop, got {_show(hops)}")
+        checked: list[Hop] = []
+        valid = self._valid
+        for number, hop in enumerate(hops, start=1):
+            if type(hop) is not Hop:
+                raise BadRequest(f"{call}: hop {number} must be a Hop(dpid, match, actions), got {_show(hop)}")
+            if _known(valid, hop):
+                checked.append(hop)
+                continue
+            where = f"{call} hop {number}"
+            _check_dpid(where, hop.dpid)
+            _check_match(where, hop.match)
+            _check_number(where, "table_id", hop.table_id, 0, MAX_TABLE_ID)
+            actions = _check_actions(where, hop.actions, hop.table_id)
+            if type(hop.actions) is not tuple:
+                hop = Hop(hop.dpid, hop.match, actions, hop.table_id)
+            if valid is not None:
+                valid.add(hop)
+            checked.append(hop)
+        _check_number(call, "priority", priority, 0, MAX_PRIORITY)
+        if packet_in is not None and type(packet_in) is not PacketIn:
+            raise BadRequest(f"{call}: packet_in must be the handler's PacketIn (ev) or None, got {_show(packet_in)}")
+        if not checked:
             return
-        if packet_in is not None and packet_in.buffer_id is not None and hops[0].dpid == packet_in.dpid:
-            self.requests.append(InstallPathRequest(hops, priority, packet_in.buffer_id, packet_in.dpid))
+        path = tuple(checked)
+        if packet_in is not None and packet_in.buffer_id is not None and path[0].dpid == packet_in.dpid:
+            self.requests.append(InstallPathRequest(path, priority, packet_in.buffer_id, packet_in.dpid))
         else:
-            self.requests.append(InstallPathRequest(hops, priority, None, None))
+            self.requests.append(InstallPathRequest(path, priority, None, None))
 
     def request_port_stats(self, dpid: int) -> None:
         """Ask switch ``dpid`` for its port statistics (answered by ``on_port_stats``)."""
+        _check_dpid("out.request_port_stats", dpid)
         self.requests.append(PortStatsRequestRequest(dpid))
 
 
@@ -183,4 +319,4 @@ class App(Generic[AS]):
         return self.describe()
 
 
-__all__ = ["App", "Out", "Hop", "PacketIn", "BarrierReply", "PortStatsReply", "Request"]
+__all__ = ["App", "Out", "Hop", "PacketIn", "BarrierReply", "PortStatsReply", "Request", "BadRequest"]

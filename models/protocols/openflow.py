@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from nice_attendre.models import flowtable
-from nice_attendre.models.app import (FlowModRequest, InstallPathRequest, Out, PacketOutRequest,
+from nice_attendre.errors import CallTimeout
+from nice_attendre.models.app import (BadRequest, FlowModRequest, InstallPathRequest, Out, PacketOutRequest,
                                       PortStatsRequestRequest, Request)
 from nice_attendre.models.events import ControllerStats
 from nice_attendre.models.messages import (TABLE, BarrierReply, BarrierRequest, BufferId, FlowMod,
@@ -53,6 +54,7 @@ class OpenFlow:
         self.monitors = net.options.monitors
         self._stats_cache: dict[int, tuple[ControllerStats, ...]] = {}
         self._install_cache: dict[tuple[int, int], tuple[FlowMod, int, flowtable.Entry | None]] = {}
+        self._valid_requests: set[Any] = set()  # matches and hops Out has checked (see Out)
 
     # ---- initial state -----------------------------------------------------------------
 
@@ -358,18 +360,43 @@ class OpenFlow:
                 context: PacketIn | None) -> None:
         """Run one app handler; store its new state; send what it asked for.
 
-        An exception in the handler, or an unhashable new state, becomes the alert
-        ``app-exception`` (the app's state and the network are left as they were).
+        A handler that raises (``sys.exit`` included), makes a malformed request, runs past
+        the per-call time limit, or returns an unhashable value (or ``None`` where the app
+        had a state) becomes the alert ``app-exception`` naming the handler (the app's state
+        and the network are left as they were). ``MemoryError``, Ctrl-C and the search's own
+        stops are not the app's findings: they pass through. The call is marked on the
+        network's :class:`~nice_attendre.watchdog.CallGuard` so a watchdog may interrupt it.
         """
         net = self.net
-        out = Out(self.topology)
+        out = Out(self.topology, self._valid_requests)
         app = net.app
+        guard = net.guard
+        before = tx.get(net.slot_app)
+        guard.calls += 1
+        guard.active = True
         try:
-            state = call(app, tx.get(net.slot_app), out)
-            tx.put(net.slot_app, state)
-        except Exception as exc:  # an app bug is a finding, not a crash
-            tx.alert("app-exception", f"{type(app).__name__}.{handler} raised {type(exc).__name__}: {exc} "
-                     f"(handling {what})")
+            state = call(app, before, out)
+            guard.active = False
+        except MemoryError:
+            guard.active = False
+            raise
+        except (Exception, SystemExit, CallTimeout) as exc:  # an app bug is a finding, not a crash
+            guard.active = False
+            tx.alert("app-exception", f"{type(app).__name__}.{handler} {app_failure(exc)} (handling {what})")
+            return
+        except BaseException:
+            guard.active = False
+            raise
+        problem = bad_state(state, before)
+        if problem is None:
+            try:
+                tx.put(net.slot_app, state)
+            except TypeError:
+                problem = bad_state(state, before, hashing=True)
+                if problem is None:
+                    raise
+        if problem is not None:
+            tx.alert("app-exception", f"{type(app).__name__}.{handler} returned {problem} (handling {what})")
             return
         tx.note(lambda: f"controller: {type(app).__name__}.{handler} handles {what}")
         self.dispatch(tx, out.requests, context)
@@ -432,6 +459,37 @@ class OpenFlow:
             for dpid in sorted(tx.outbox):
                 self.net.send_commands(tx, dpid, tx.outbox[dpid])
         tx.outbox = None
+
+
+def app_failure(exc: BaseException) -> str:
+    """What went wrong in a call into the app, after its name: ``raised KeyError: 'h2'``."""
+    if isinstance(exc, CallTimeout):
+        return f"did not return within {exc.seconds:g} s (stuck in a loop or waiting?)"
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r})"
+    if isinstance(exc, BadRequest):
+        return f"made a malformed request: {exc}"
+    return f"raised {type(exc).__name__}: {exc}"
+
+
+def bad_state(state: Any, before: Any, hashing: bool = False) -> str | None:
+    """Why ``state``, returned by a handler in place of ``before``, cannot be the app's
+    state (``None`` if it can). ``hashing``: also check that it is hashable."""
+    if state is None and before is not None:
+        return (f"None instead of the app's state (it was {_short_repr(before)}; a handler returns the new "
+                "state, e.g. `return state`)")
+    if hashing:
+        try:
+            hash(state)
+        except TypeError:
+            return (f"an unhashable state {_short_repr(state)} ({type(state).__name__}); states must be hashable "
+                    "values: tuples, frozensets, frozen dataclasses")
+    return None
+
+
+def _short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _trail(trail: tuple[tuple[int, int], ...]) -> str:

@@ -44,7 +44,10 @@ class OpenFlowB(OpenFlow):
                 super().dispatch(tx, [request], context)
                 continue
             first = request.hops[0]
-            xid = (first.dpid, request.buffer_id if request.buffer_id is not None else repr(first.match))
+            # Tagged, so that held installs of one switch, named by a buffer id or a match,
+            # compare (a bare tuple and a string do not sort).
+            xid = (first.dpid, ("buffer", *request.buffer_id) if request.buffer_id is not None
+                   else ("match", repr(first.match)))
             following = request.hops[1:]
             for hop in following:
                 self.send(tx, hop.dpid, FlowMod(hop.match, hop.actions, request.priority, hop.table_id))

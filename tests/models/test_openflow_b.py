@@ -10,7 +10,7 @@ from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import load_topology
 from nice_attendre.trace import Trace
 
-XID = (1, ("h1", 0, 0))
+XID = (1, ("buffer", "h1", 0, 0))  # the path install of buffered packet h1#0 at s1
 
 
 def network(topology: str = "linear:3", packets: int = 1) -> Network:
