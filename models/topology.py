@@ -222,6 +222,8 @@ def from_graph(graph: nx.Graph, name: str = "graph") -> Topology:
         graph = graph.to_undirected()
     if graph.number_of_nodes() == 0:
         raise TopologyError(f"topology {name!r} has no nodes")
+    for node in graph.nodes:
+        check_name(node, "host" if _is_host(graph, node) else "switch", name)
     hosts = sorted((n for n in graph.nodes if _is_host(graph, n)), key=natural_key)
     switch_nodes = sorted((n for n in graph.nodes if not _is_host(graph, n)), key=natural_key)
     if not switch_nodes:
@@ -229,8 +231,6 @@ def from_graph(graph: nx.Graph, name: str = "graph") -> Topology:
     if len(hosts) < 2:
         raise TopologyError(f"topology {name!r} needs at least two hosts, found {len(hosts)}"
                             " (mark hosts with a 'host' attribute or name them h1, h2, ...)")
-    for node in (*hosts, *switch_nodes):
-        check_name(node, "host" if node in hosts else "switch", name)
     loops = [n for n in graph.nodes if graph.has_edge(n, n)]
     if loops:
         raise TopologyError(f"topology {name!r} has a self-loop at {loops[0]!r}")

@@ -220,6 +220,8 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         initials = system.initial_states()
         if resume is not None and stack and (next_initial < 1 or stack[0][0] != initials[next_initial - 1]):
             raise ModelError("the saved search does not start in an initial state of this system")
+        if resume is not None and resume.finished:  # it ended for good: the same result again
+            stack, next_initial, stop_reason = [], len(initials), resume.stop_reason
         while True:
             while stack:
                 frame = stack[-1]
@@ -315,9 +317,10 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
     now = time.monotonic()
     unique_states = len(visited) if visited is not None else unique
     if checkpoint is not None and consistent:
+        finished = stop_reason is None or stop_reason == "violation"
         checkpoint(SearchState(next_initial, visited, stack, transitions, revisits, max_depth, depth_cut,
                                discoveries, violated, [p.name for p in sometimes], metric_ranges,
-                               elapsed_before + now - start))
+                               elapsed_before + now - start, finished, stop_reason))
     if stop_reason is None and depth_cut:
         stop_reason = "max-depth"
     if stop_reason is None:

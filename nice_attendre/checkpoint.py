@@ -36,7 +36,9 @@ class SearchState:
     ``next_initial`` is the index of the first initial state not yet started; ``stack``
     belongs to the one before it. A frame is ``[state, events, next index, event that led
     here]``. ``sometimes_left`` names the ``sometimes`` properties not yet seen to hold;
-    ``elapsed`` sums the seconds of every run so far.
+    ``elapsed`` sums the seconds of every run so far. ``finished`` is true when the search
+    ended for good (complete, or stopped at its first violation): resuming it gives the same
+    result again, with ``stop_reason``.
     """
 
     next_initial: int
@@ -51,6 +53,8 @@ class SearchState:
     sometimes_left: list[str]
     metric_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
     elapsed: float = 0.0
+    finished: bool = False
+    stop_reason: str | None = None
 
 
 class CheckpointError(InputError):

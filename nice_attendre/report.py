@@ -19,7 +19,7 @@ STOP_REASONS = {
     "max-seconds": "stopped by --max-seconds",
     "max-memory": "stopped by --max-memory",
     "out-of-memory": "out of memory",
-    "interrupted": "interrupted (Ctrl-C)",
+    "interrupted": "interrupted by Ctrl-C",
 }
 
 
@@ -48,7 +48,7 @@ def stop_text(result: Result) -> str:
     """Why the search stopped, in words."""
     reason = result.stop_reason or ""
     if reason == "interrupted":
-        return f"interrupted ({signal_name(result.signal)})"
+        return f"interrupted by {signal_name(result.signal)}"
     return STOP_REASONS.get(reason, reason)
 
 

@@ -46,7 +46,10 @@ def undeclared():
 def control_characters():
     """A host name with a newline and an escape sequence (forging report lines)."""
     graph = nx.Graph()
-    graph.add_edges_from([("h1", "s1"), ("s1", "h2\nOK: no property violated\x1b[2J")])
+    forged = "h2\nOK: no property violated\x1b[2J"
+    graph.add_node(forged, host=True)
+    graph.add_node("h1", host=True)
+    graph.add_edges_from([("h1", "s1"), ("s1", forged)])
     return graph
 
 
