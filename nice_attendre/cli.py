@@ -375,7 +375,8 @@ def list_cmd() -> None:
     click.echo(f"  {'paths:A,D':<24} two disjoint paths of A and D switches between h1 and h2 (energy-te)")
     click.echo(f"  {'FILE.graphml|.gml|other':<24} a graph file (other suffixes: edge list); hosts marked by a "
                "'host' attribute or named h1, h2, ...")
-    click.echo(f"  {'FILE.py:FUNCTION':<24} a Python function returning a networkx graph")
+    click.echo(f"  {'FILE.py:FUNCTION':<24} a function of that file returning a networkx graph (or "
+               "MODULE:FUNCTION, declared with @topology_factory)")
 
 
 def _register_delay() -> None:
