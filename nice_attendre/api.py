@@ -104,14 +104,12 @@ def search(run: Run, *, limits: Limits = Limits(), keep_going: bool = False, fin
 
     if not math.isfinite(checkpoint_every) or checkpoint_every < 0:
         raise InputError(f"checkpoint_every must be a finite number of seconds >= 0, got {checkpoint_every}")
-    identity = None
+    identity: dict[str, Any] = {}
     if checkpoint is not None or resume is not None:
         identity = checkpoints.run_identity(run, keep_going=keep_going, fingerprint=fingerprint,
                                             max_depth=limits.max_depth)
     saved = checkpoints.load(run, Path(resume), identity) if resume is not None else None
-    if on_checkpoint_error is None:
-        on_checkpoint_error = _warn
-    save = (checkpoints.saver(run, Path(checkpoint), identity, on_error=on_checkpoint_error)
+    save = (checkpoints.saver(run, Path(checkpoint), identity, on_error=on_checkpoint_error or _warn)
             if checkpoint is not None else None)
     result = dfs(run.network, run.properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
                  metrics=run.metrics, progress=progress, watchdog=watchdog, checkpoint=save,

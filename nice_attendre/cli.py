@@ -24,7 +24,6 @@ from nice_attendre.errors import InputError, NiceAttendreError, StopRequest
 from nice_attendre.exit_codes import EXIT_CODES_HELP, ExitCode, for_signal, for_verdict
 from nice_attendre.report import printable, signal_name
 
-EXIT_OK, EXIT_VIOLATION, EXIT_INPUT, EXIT_INTERRUPTED = ExitCode.OK, ExitCode.VIOLATION, ExitCode.INPUT, ExitCode.INTERRUPTED
 
 #: Signals that end a run like Ctrl-C (what `timeout`, CI cancellation and `docker stop` send).
 TERMINATING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -296,13 +295,15 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int, sen
                         controller_threads=controller_threads, guard=watchdog.guard)
         except StopRequest as stop:  # a limit reached while importing the app or building the network
             result = not_started(stop.reason, stop.signum, time.monotonic() - started)
-            header = {"app": app, "protocol": protocol, "topology": topology, "packets": packets}
+            stopped_header = {"app": app, "protocol": protocol, "topology": topology, "packets": packets}
+            limit = stop.reason
 
             def write_nothing() -> None:
-                click.echo(f"INCOMPLETE: --{stop.reason} reached while building the network (importing the app, "
+                click.echo(f"INCOMPLETE: --{limit} reached while building the network (importing the app, "
                            "switch joins); nothing was explored")
                 if json_path is not None:
-                    write_atomic(json_path, json.dumps(json_report(result, header, None), indent=2) + "\n", "--json")
+                    write_atomic(json_path, json.dumps(json_report(result, stopped_header, None), indent=2) + "\n",
+                                 "--json")
 
             finish(result.verdict, result.signal, lambda: verdict_line(result), write_nothing, ctx)
         net = run.network

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import enum
 import signal
-from typing import Any
 
 
 class ExitCode(enum.IntEnum):
@@ -53,18 +52,3 @@ def for_verdict(verdict: str, signum: int | None = None) -> int:
     if verdict == "interrupted":
         return for_signal(signum)
     return ExitCode.INCOMPLETE
-
-
-def for_results(results: Any) -> int:
-    """The exit code of several searches (compare): a violation anywhere wins, then an
-    interruption, then an incomplete search; 0 only when every search is ok."""
-    results = list(results)
-    verdicts = [r.verdict for r in results]
-    if "violated" in verdicts:
-        return ExitCode.VIOLATION
-    for result in results:
-        if result.verdict == "interrupted":
-            return for_signal(result.signal)
-    if "incomplete" in verdicts:
-        return ExitCode.INCOMPLETE
-    return ExitCode.OK
