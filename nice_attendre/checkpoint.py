@@ -64,22 +64,24 @@ class CheckpointError(InputError):
 
 #: Builtins a checkpoint may contain (containers and the values the model uses).
 _BUILTINS = frozenset({"set", "frozenset", "tuple", "list", "dict", "int", "float", "str", "bytes",
-                       "bool", "complex", "range", "slice", "object", "getattr"})
+                       "bool", "complex", "range", "slice", "object"})
 
 
 class _Unpickler(pickle.Unpickler):
-    """Loads only classes of the allowed modules (nice-attendre's, the app's) and plain builtins."""
+    """Loads only classes: of the allowed modules (nice-attendre's, the app's) and plain
+    builtin containers. No function, module or other callable: a checkpoint holds data."""
 
     def __init__(self, data: io.BytesIO, modules: Iterable[str]) -> None:
         super().__init__(data)
         self.modules = tuple(modules)
 
     def find_class(self, module: str, name: str) -> Any:
-        allowed = (module == "builtins" and name in _BUILTINS) or module in ("copyreg", "collections", "enum") \
-            or any(module == prefix or module.startswith(prefix + ".") for prefix in self.modules)
-        if not allowed:
+        allowed = (module == "builtins" and name in _BUILTINS) or any(
+            module == prefix or module.startswith(prefix + ".") for prefix in self.modules)
+        found = super().find_class(module, name) if allowed else None
+        if not isinstance(found, type):
             raise CheckpointError(f"checkpoint refers to {module}.{name}, which a checkpoint may not contain")
-        return super().find_class(module, name)
+        return found
 
 
 def save(path: Path, identity: Mapping[str, Any], tables: Any, search: SearchState, option: str = "--checkpoint") -> None:

@@ -435,11 +435,15 @@ def test_resume_refuses_a_file_that_is_not_a_checkpoint(tmp_path: Path) -> None:
 def test_a_checkpoint_refers_only_to_allowed_classes(tmp_path: Path) -> None:
     import pickle
 
+    import nice_attendre.importing
+
     evil = tmp_path / "evil.ckpt"
-    evil.write_bytes(pickle.dumps({"format": "nice-attendre checkpoint", "call": os.system}))
-    result = run(*PINNED, "--resume", str(evil))
-    assert result.exit_code == 2
-    assert one_error(result) == ("Error: checkpoint refers to posix.system, which a checkpoint may not contain")
+    for thing, name in ((os.system, "posix.system"), (nice_attendre.importing.import_module,
+                                                      "nice_attendre.importing.import_module")):
+        evil.write_bytes(pickle.dumps({"format": "nice-attendre checkpoint", "call": thing}))
+        result = run(*PINNED, "--resume", str(evil))
+        assert result.exit_code == 2
+        assert one_error(result) == f"Error: checkpoint refers to {name}, which a checkpoint may not contain"
 
 
 # ---- 4. bad requests from apps ---------------------------------------------------------------------
