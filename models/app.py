@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Sequence, TypeVar
 
+from nice_attendre.errors import CallTimeout
 from nice_attendre.models.messages import (DEFAULT_PRIORITY, BarrierReply, BufferId, PacketIn,
                                            PortStatsReply)
 from nice_attendre.models.packet import (HEADER_FIELDS, Action, Flood, GotoTable, Match, Output, Packet,
@@ -80,10 +81,38 @@ class BadRequest(ValueError):
 
 def _show(value: Any) -> str:
     """A value for an error message: its type and a short repr."""
+    return f"{type(value).__name__} {_short(value)}"
+
+
+def _short(value: Any) -> str:
     text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{type(value).__name__} {text}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def app_failure(exc: BaseException) -> str:
+    """What went wrong in a call into the app, after its name: ``raised KeyError: 'h2'``."""
+    if isinstance(exc, CallTimeout):
+        return f"did not return within {exc.seconds:g} s (stuck in a loop or waiting?)"
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r})"
+    if isinstance(exc, BadRequest):
+        return f"made a malformed request: {exc}"
+    return f"raised {type(exc).__name__}: {exc}"
+
+
+def bad_state(state: Any, before: Any, hashing: bool = False) -> str | None:
+    """Why ``state``, returned by a handler in place of ``before``, cannot be the app's
+    state (``None`` if it can). ``hashing``: also check that it is hashable."""
+    if state is None and before is not None:
+        return (f"None instead of the app's state (it was {_short(before)}; a handler returns the new "
+                "state, e.g. `return state`)")
+    if hashing:
+        try:
+            hash(state)
+        except TypeError:
+            return (f"an unhashable state {_short(state)} ({type(state).__name__}); states must be hashable "
+                    "values: tuples, frozensets, frozen dataclasses")
+    return None
 
 
 def _is_int(value: Any) -> bool:

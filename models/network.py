@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from nice_attendre.errors import CallTimeout, InputError, ModelError
-from nice_attendre.models.app import App
+from nice_attendre.models.app import App, app_failure, bad_state
 from nice_attendre.models.events import (ControllerHandle, ControllerStats, Event, HostMove,
                                          HostReceive, HostSend, SwitchProcessCommand,
                                          SwitchProcessPacket)
@@ -253,8 +253,6 @@ class Network:
             tx.put(self.slot_history, ())
         if self.slot_load >= 0:
             tx.put(self.slot_load, (0,) * len(LOAD_COUNTERS))
-        from nice_attendre.models.protocols.openflow import app_failure, bad_state
-
         try:
             state = self.guard.run(self.app.initial_state)
         except MemoryError:

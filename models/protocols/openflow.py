@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from nice_attendre.models import flowtable
 from nice_attendre.errors import CallTimeout
-from nice_attendre.models.app import (BadRequest, FlowModRequest, InstallPathRequest, Out, PacketOutRequest,
-                                      PortStatsRequestRequest, Request)
+from nice_attendre.models.app import (FlowModRequest, InstallPathRequest, Out, PacketOutRequest,
+                                      PortStatsRequestRequest, Request, app_failure, bad_state)
 from nice_attendre.models.events import ControllerStats
 from nice_attendre.models.messages import (TABLE, BarrierReply, BarrierRequest, BufferId, FlowMod,
                                            PacketIn, PacketOut, PortStatsReply, PortStatsRequest)
@@ -459,37 +459,6 @@ class OpenFlow:
             for dpid in sorted(tx.outbox):
                 self.net.send_commands(tx, dpid, tx.outbox[dpid])
         tx.outbox = None
-
-
-def app_failure(exc: BaseException) -> str:
-    """What went wrong in a call into the app, after its name: ``raised KeyError: 'h2'``."""
-    if isinstance(exc, CallTimeout):
-        return f"did not return within {exc.seconds:g} s (stuck in a loop or waiting?)"
-    if isinstance(exc, SystemExit):
-        return f"called sys.exit({exc.code!r})"
-    if isinstance(exc, BadRequest):
-        return f"made a malformed request: {exc}"
-    return f"raised {type(exc).__name__}: {exc}"
-
-
-def bad_state(state: Any, before: Any, hashing: bool = False) -> str | None:
-    """Why ``state``, returned by a handler in place of ``before``, cannot be the app's
-    state (``None`` if it can). ``hashing``: also check that it is hashable."""
-    if state is None and before is not None:
-        return (f"None instead of the app's state (it was {_short_repr(before)}; a handler returns the new "
-                "state, e.g. `return state`)")
-    if hashing:
-        try:
-            hash(state)
-        except TypeError:
-            return (f"an unhashable state {_short_repr(state)} ({type(state).__name__}); states must be hashable "
-                    "values: tuples, frozensets, frozen dataclasses")
-    return None
-
-
-def _short_repr(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _trail(trail: tuple[tuple[int, int], ...]) -> str:
