@@ -134,6 +134,21 @@ def _known(valid: set[Any] | None, value: Any) -> bool:
         return False
 
 
+def _plain_actions(actions: Any) -> bool:
+    """Whether ``actions`` is a tuple of Outputs to int ports, Floods and ToControllers (the
+    fast path; anything else, GotoTable included, gets the full check)."""
+    if type(actions) is not tuple:
+        return False
+    for action in actions:
+        kind = type(action)
+        if kind is Output:
+            if type(action.port) is not int:
+                return False
+        elif kind is not Flood and kind is not ToController:
+            return False
+    return True
+
+
 def _check_match(call: str, match: Any) -> None:
     """A :class:`Match` whose fields are (header field, str or int) pairs sorted by name."""
     if type(match) is not Match:
@@ -195,7 +210,7 @@ class Out:
     def __init__(self, topology: Topology, valid: set[Any] | None = None) -> None:
         self.topology = topology
         self.requests: list[Request] = []
-        # Values already checked (matches, hops): a cache the platform keeps across calls,
+        # Matches already checked: a cache the platform keeps across calls,
         # so that checking costs a set lookup once an app's requests repeat.
         self._valid = valid
 
@@ -250,17 +265,35 @@ class Out:
         switches) and Attendre (Attendre Commands to the next hop) need. Raises
         :class:`BadRequest` for a malformed argument.
         """
+        valid = self._valid if self._valid is not None else set()
+        if type(hops) is list or type(hops) is tuple:
+            # The common case first, with no allocation but the path (this runs for every
+            # path an app installs): plain types, Output/Flood/ToController actions in a
+            # tuple, table 0, a match already checked (hashing a Match is a C tuple hash).
+            for hop in hops:
+                if type(hop) is not Hop or type(hop.dpid) is not int or hop.table_id != 0 \
+                        or type(hop.table_id) is not int or not _plain_actions(hop.actions):
+                    break
+                try:
+                    if hop.match not in valid:
+                        break
+                except TypeError:  # unhashable: malformed, named below
+                    break
+            else:
+                self._add_path(tuple(hops), priority, packet_in)
+                return
+        self._add_path(self._checked_hops(hops, valid), priority, packet_in)
+
+    def _checked_hops(self, hops: Any, valid: set[Any]) -> tuple[Hop, ...]:
+        """Every hop checked, named by its number when malformed; actions given as a list
+        become a tuple. The checked matches are remembered in ``valid``."""
         call = "out.install_path"
         if isinstance(hops, (str, bytes, Hop)) or not isinstance(hops, (list, tuple)):
             raise BadRequest(f"{call}: hops must be a list or tuple of Hop, got {_show(hops)}")
         checked: list[Hop] = []
-        valid = self._valid
         for number, hop in enumerate(hops, start=1):
             if type(hop) is not Hop:
                 raise BadRequest(f"{call}: hop {number} must be a Hop(dpid, match, actions), got {_show(hop)}")
-            if _known(valid, hop):
-                checked.append(hop)
-                continue
             where = f"{call} hop {number}"
             _check_dpid(where, hop.dpid)
             _check_match(where, hop.match)
@@ -268,15 +301,18 @@ class Out:
             actions = _check_actions(where, hop.actions, hop.table_id)
             if type(hop.actions) is not tuple:
                 hop = Hop(hop.dpid, hop.match, actions, hop.table_id)
-            if valid is not None:
-                valid.add(hop)
+            valid.add(hop.match)
             checked.append(hop)
-        _check_number(call, "priority", priority, 0, MAX_PRIORITY)
+        return tuple(checked)
+
+    def _add_path(self, path: tuple[Hop, ...], priority: int, packet_in: Any) -> None:
+        call = "out.install_path"
+        if type(priority) is not int or not 0 <= priority <= MAX_PRIORITY:
+            _check_number(call, "priority", priority, 0, MAX_PRIORITY)
         if packet_in is not None and type(packet_in) is not PacketIn:
             raise BadRequest(f"{call}: packet_in must be the handler's PacketIn (ev) or None, got {_show(packet_in)}")
-        if not checked:
+        if not path:
             return
-        path = tuple(checked)
         if packet_in is not None and packet_in.buffer_id is not None and path[0].dpid == packet_in.dpid:
             self.requests.append(InstallPathRequest(path, priority, packet_in.buffer_id, packet_in.dpid))
         else:

@@ -387,7 +387,7 @@ class OpenFlow:
         except BaseException:
             guard.active = False
             raise
-        problem = bad_state(state, before)
+        problem = bad_state(state, before) if state is None else None
         if problem is None:
             try:
                 tx.put(net.slot_app, state)
