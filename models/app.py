@@ -73,6 +73,9 @@ MAX_PRIORITY = 0xFFFF
 #: Highest flow table id (OpenFlow 1.3: 0..254).
 MAX_TABLE_ID = 254
 
+_COMMANDS = ("add", "modify", "delete", "delete-strict")
+_SEQUENCES = (list, tuple)
+
 
 class BadRequest(ValueError):
     """An app called :class:`Out` with a malformed argument. The platform reports it as the
@@ -134,10 +137,11 @@ def _known(valid: set[Any] | None, value: Any) -> bool:
         return False
 
 
-def _plain_actions(actions: Any) -> bool:
-    """Whether ``actions`` is a tuple of Outputs to int ports, Floods and ToControllers (the
-    fast path; anything else, GotoTable included, gets the full check)."""
-    if type(actions) is not tuple:
+def _plain_actions(actions: Any, kinds: tuple[type, ...] = (tuple,)) -> bool:
+    """Whether ``actions`` is a sequence of one of ``kinds`` holding Outputs to int ports,
+    Floods and ToControllers (the fast path; anything else, GotoTable included, gets the
+    full check)."""
+    if type(actions) not in kinds:
         return False
     for action in actions:
         kind = type(action)
@@ -224,11 +228,23 @@ class Out:
         With ``buffer_id`` the entry's actions are also applied to that buffered packet
         (a flow-mod/packet-out). Raises :class:`BadRequest` for a malformed argument.
         """
+        valid = self._valid
+        if valid is not None and type(dpid) is int and type(priority) is int and 0 <= priority <= MAX_PRIORITY \
+                and table_id == 0 and type(table_id) is int and command in _COMMANDS \
+                and (buffer_id is None or (type(buffer_id) is tuple and len(buffer_id) == 3)) \
+                and _plain_actions(actions, _SEQUENCES):
+            try:  # the common case inline: this runs for every flow-mod an app sends
+                known = match in valid
+            except TypeError:  # unhashable: malformed, named below
+                known = False
+            if known:
+                self.requests.append(FlowModRequest(dpid, match, tuple(actions), priority, table_id, buffer_id,
+                                                    command))
+                return
         call = "out.flow_mod"
-        if command not in ("add", "modify", "delete", "delete-strict"):
+        if command not in _COMMANDS:
             raise BadRequest(f"{call}: command must be add, modify, delete or delete-strict, not {command!r}")
         _check_dpid(call, dpid)
-        valid = self._valid
         if not _known(valid, match):
             _check_match(call, match)
             if valid is not None:
@@ -243,6 +259,11 @@ class Out:
                    in_port: int = 0, packet: Packet | None = None) -> None:
         """Apply ``actions`` at ``dpid`` to the buffered packet ``buffer_id`` (or ``packet``).
         Raises :class:`BadRequest` for a malformed argument."""
+        if type(dpid) is int and type(in_port) is int and in_port >= 0 and _plain_actions(actions, _SEQUENCES) \
+                and ((type(buffer_id) is tuple and len(buffer_id) == 3 and packet is None)
+                     or (buffer_id is None and type(packet) is Packet)):
+            self.requests.append(PacketOutRequest(dpid, tuple(actions), buffer_id, in_port, packet))
+            return  # the common case, checked inline
         call = "out.packet_out"
         _check_dpid(call, dpid)
         checked = _check_actions(call, actions)
