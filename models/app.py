@@ -293,7 +293,11 @@ class Out:
             # tuple, table 0, a match already checked (hashing a Match is a C tuple hash).
             for hop in hops:
                 if type(hop) is not Hop or type(hop.dpid) is not int or hop.table_id != 0 \
-                        or type(hop.table_id) is not int or not _plain_actions(hop.actions):
+                        or type(hop.table_id) is not int:
+                    break
+                actions = hop.actions
+                if not (type(actions) is tuple and len(actions) == 1 and type(actions[0]) is Output
+                        and type(actions[0].port) is int) and not _plain_actions(actions):
                     break
                 try:
                     if hop.match not in valid:

@@ -387,7 +387,7 @@ class OpenFlow:
         except BaseException:
             guard.active = False
             raise
-        problem = bad_state(state, before) if state is None else None
+        problem = bad_state(state, before) if state is None and before is not None else None
         if problem is None:
             try:
                 tx.put(net.slot_app, state)
