@@ -68,13 +68,14 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
         instant_stats = getattr(app_obj, "instant_stats", False)
     options = Options(monitors=registry.monitors_for(names), count_load=count_load,
                       instant_stats=bool(instant_stats), controller_threads=controller_threads)
-    try:
-        scenario = app_obj.scenario(topo, packets, sender, receiver)
-    except (InputError, MemoryError):
-        raise
-    except (Exception, SystemExit) as exc:  # the app's own scenario code failed
-        why = f"called sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else f"raised {type(exc).__name__}: {exc}"
-        raise AppLoadError(f"{type(app_obj).__name__}.scenario {why}") from exc
+    from nice_attendre.models.scenario import Scenario
+
+    scenario = _user_call(app_obj, "scenario", topo, packets, sender, receiver)
+    if not isinstance(scenario, Scenario):
+        raise AppLoadError(f"{type(app_obj).__name__}.scenario returned {type(scenario).__name__}, not a Scenario")
+    description = _user_call(app_obj, "describe")
+    if not isinstance(description, str):
+        raise AppLoadError(f"{type(app_obj).__name__}.describe returned {type(description).__name__}, not a str")
     net = Network(scenario, app_obj, protocol, options, guard=guard)
     metrics: tuple[Metric, ...] = ()
     if count_load:
@@ -83,6 +84,18 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
         metrics = tuple(Metric(name, (lambda state, i=i: values[state[slot]][i]), f"{name} per complete execution")
                         for i, name in enumerate(LOAD_COUNTERS))
     return Run(net, registry.build(net, names), metrics, packets)
+
+
+def _user_call(app: Any, method: str, *args: Any) -> Any:
+    """``app.method(*args)``, the app's own code: what it raises (``sys.exit`` included) is
+    bad input naming the method, not a crash of the checker."""
+    try:
+        return getattr(app, method)(*args)
+    except (InputError, MemoryError):
+        raise
+    except (Exception, SystemExit) as exc:
+        why = f"called sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else f"raised {type(exc).__name__}: {exc}"
+        raise AppLoadError(f"{type(app).__name__}.{method} {why}") from exc
 
 
 def search(run: Run, *, limits: Limits = Limits(), keep_going: bool = False, fingerprint: bool = False,

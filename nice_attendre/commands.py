@@ -85,10 +85,13 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int, se
                        max_states=max_states, max_depth=max_depth, max_seconds=max_seconds,
                        max_memory=max_memory, max_handler_seconds=max_handler_seconds,
                        keep_going=keep_going, fingerprint=fingerprint, controller_threads=controller_threads)
-    net = rows[0].result.system
-    click.echo(f"  app          {net.app.describe()}")
-    click.echo(f"  topology     {net.topology.describe()}")
-    click.echo(f"  traffic      {net.scenario.describe()}")
+    # A row whose network was never built (a limit reached while building) has no system.
+    net = next((row.result.system for row in rows if row.result.system is not None), None)
+    app_text = net.app.describe() if net is not None else app
+    topology_name = net.topology.name if net is not None else (topology or "(the app's default)")
+    click.echo(f"  app          {app_text}")
+    click.echo(f"  topology     {net.topology.describe() if net is not None else topology_name}")
+    click.echo(f"  traffic      {net.scenario.describe() if net is not None else '(not built)'}")
     if controller_threads > 1:
         click.echo(f"  controller   {controller_threads} threads: commands of different handler calls race")
     click.echo("")
@@ -127,7 +130,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int, se
         if json_path is not None:
             from nice_attendre.report import json_report
 
-            data = {"app": net.app.describe(), "topology": net.topology.name, "packets": packets,
+            data = {"app": app_text, "topology": topology_name, "packets": packets,
                     "verdict": verdict,
                     "protocols": [
                         {**json_report(row.result, {"protocol": row.protocol}, None),

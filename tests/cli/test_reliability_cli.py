@@ -93,6 +93,17 @@ def test_sys_exit_while_loading_the_app_is_bad_input(tmp_path: Path, spec: str, 
     assert proc.stdout == ""
 
 
+@pytest.mark.parametrize("part, message", [
+    ("scenario", "BadScenario.scenario raised RuntimeError: no traffic today"),
+    ("not-a-scenario", "BadScenario.scenario returned list, not a Scenario"),
+    ("describe", "BadScenario.describe raised KeyError: 'name'"),
+])
+def test_the_apps_own_setup_code_failing_is_bad_input_not_an_internal_error(part: str, message: str) -> None:
+    result = run("verify", app("BadScenario"), "-o", f"part={part}")
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert one_error(result) == f"Error: {message}"
+
+
 def test_topology_sys_exit_is_refused() -> None:
     proc = run("verify", "route-flow", "--topology", "sys:exit")
     assert proc.exit_code == 2, (proc.stdout, proc.stderr)
@@ -223,6 +234,19 @@ def test_max_seconds_covers_building_the_network(tmp_path: Path) -> None:
                            "switch joins); nothing was explored\n")
     data = json.loads(out.read_text())
     assert (data["verdict"], data["stop_reason"], data["transitions"]) == ("incomplete", "max-seconds", 0)
+
+
+def test_compare_when_a_limit_stops_the_build(tmp_path: Path) -> None:
+    out = tmp_path / "c.json"
+    proc = script("compare", app("Sleeps"), "-o", "join=true", "-o", "seconds=30", "--max-seconds", "0.3",
+                  "--max-handler-seconds", "60", "--protocols", "openflow", "--json", str(out), cwd=tmp_path,
+                  timeout=60)
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    assert "  traffic      (not built)" in proc.stdout.splitlines()
+    data = json.loads(out.read_text())
+    assert data["verdict"] == "incomplete"
+    assert [(p["verdict"], p["stop_reason"], p["transitions"]) for p in data["protocols"]] == [
+        ("incomplete", "max-seconds", 0)]
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1"])

@@ -180,3 +180,22 @@ class Hogs(Forwards):
         block = bytearray(self.gigabytes << 30)
         del block
         return super().on_packet_in(state, ev, out)
+
+
+class BadScenario(App[None]):
+    """Its own scenario and description fail (``part`` says which)."""
+
+    def __init__(self, part: str = "scenario") -> None:
+        self.part = part
+
+    def scenario(self, topology, packets, sender=None, receiver=None):  # type: ignore[no-untyped-def]
+        if self.part == "scenario":
+            raise RuntimeError("no traffic today")
+        if self.part == "not-a-scenario":
+            return [("h1", "h2")]
+        return super().scenario(topology, packets, sender, receiver)
+
+    def describe(self) -> str:
+        if self.part == "describe":
+            raise KeyError("name")
+        return "BadScenario"
