@@ -285,7 +285,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int, sen
     if checkpoint_path is not None:
         check_writable(checkpoint_path, "--checkpoint")
     if resume_path is not None and not resume_path.is_file():
-        raise InputError(f"--resume: checkpoint {str(resume_path)!r} not found")
+        why = "is not a file" if resume_path.exists() else "not found"
+        raise InputError(f"--resume: checkpoint {str(resume_path)!r} {why}")
     started = time.monotonic()
     with Watchdog(max_seconds=max_seconds, max_memory=max_memory, call_seconds=max_handler_seconds) as watchdog:
         try:
