@@ -10,9 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Sequence, TypeVar
 
+from nice_attendre.errors import CallTimeout
 from nice_attendre.models.messages import (DEFAULT_PRIORITY, NO_TIMEOUTS, BarrierReply, BufferId, FlowMod,
                                            FlowRemoved, PacketIn, PortStatsReply, Timeouts)
-from nice_attendre.models.packet import Action, Match, Packet
+from nice_attendre.models.packet import (HEADER_FIELDS, Action, Flood, GotoTable, Match, Output, Packet,
+                                         SetField, ToController)
 from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import Topology
 
@@ -83,6 +85,148 @@ Request = (FlowModRequest | PacketOutRequest | InstallPathRequest | PortStatsReq
 #: Flow-mod commands an app may send (see :meth:`Out.flow_mod`).
 FLOW_MOD_COMMANDS = ("add", "modify", "modify-or-add", "delete", "delete-strict")
 
+#: Highest priority an app's entry may have (OpenFlow's 16 bits; Attendre's buffer entries are above).
+MAX_PRIORITY = 0xFFFF
+#: Highest flow table id (OpenFlow 1.3: 0..254).
+MAX_TABLE_ID = 254
+
+_COMMANDS = FLOW_MOD_COMMANDS
+_SEQUENCES = (list, tuple)
+
+
+class BadRequest(ValueError):
+    """An app called :class:`Out` with a malformed argument. The platform reports it as the
+    violation ``app-exception``, naming the handler and the call."""
+
+
+def _show(value: Any) -> str:
+    """A value for an error message: its type and a short repr."""
+    return f"{type(value).__name__} {_short(value)}"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def app_failure(exc: BaseException) -> str:
+    """What went wrong in a call into the app, after its name: ``raised KeyError: 'h2'``."""
+    if isinstance(exc, CallTimeout):
+        return f"did not return within {exc.seconds:g} s (stuck in a loop or waiting?)"
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r})"
+    if isinstance(exc, BadRequest):
+        return f"made a malformed request: {exc}"
+    return f"raised {type(exc).__name__}: {exc}"
+
+
+def bad_state(state: Any, before: Any, hashing: bool = False) -> str | None:
+    """Why ``state``, returned by a handler in place of ``before``, cannot be the app's
+    state (``None`` if it can). ``hashing``: also check that it is hashable."""
+    if state is None and before is not None:
+        return (f"None instead of the app's state (it was {_short(before)}; a handler returns the new "
+                "state, e.g. `return state`)")
+    if hashing:
+        try:
+            hash(state)
+        except TypeError:
+            return (f"an unhashable state {_short(state)} ({type(state).__name__}); states must be hashable "
+                    "values: tuples, frozensets, frozen dataclasses")
+    return None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_dpid(call: str, dpid: Any) -> None:
+    if not _is_int(dpid):
+        raise BadRequest(f"{call}: dpid must be an int, got {_show(dpid)}")
+
+
+def _known(valid: set[Any] | None, value: Any) -> bool:
+    """Whether ``value`` was already found valid (an unhashable value never was)."""
+    if valid is None:
+        return False
+    try:
+        return value in valid
+    except TypeError:
+        return False
+
+
+def _plain_actions(actions: Any, kinds: tuple[type, ...] = (tuple,)) -> bool:
+    """Whether ``actions`` is a sequence of one of ``kinds`` holding Outputs to int ports,
+    Floods and ToControllers (the fast path; anything else, GotoTable included, gets the
+    full check)."""
+    if type(actions) not in kinds:
+        return False
+    for action in actions:
+        kind = type(action)
+        if kind is Output:
+            if type(action.port) is not int:
+                return False
+        elif kind is not Flood and kind is not ToController:
+            return False
+    return True
+
+
+def _check_match(call: str, match: Any) -> None:
+    """A :class:`Match` whose fields are (header field, str or int) pairs sorted by name."""
+    if type(match) is not Match:
+        raise BadRequest(f"{call}: match must be a Match (Match.of(...) or Match.exact(header)), got {_show(match)}")
+    fields = match.fields
+    if type(fields) is not tuple:
+        raise BadRequest(f"{call}: match fields must be a tuple of (name, value) pairs, got {_show(fields)}")
+    previous = ""
+    for pair in fields:
+        if type(pair) is not tuple or len(pair) != 2 or pair[0] not in HEADER_FIELDS:
+            raise BadRequest(f"{call}: bad match field {_show(pair)} (names: {', '.join(HEADER_FIELDS)})")
+        if pair[0] <= previous:
+            raise BadRequest(f"{call}: match fields must be sorted by name, each once (use Match.of)")
+        if not isinstance(pair[1], (str, int)):
+            raise BadRequest(f"{call}: match field {pair[0]} must be a str or an int, got {_show(pair[1])}")
+        previous = pair[0]
+    if match.in_port is not None and not _is_int(match.in_port):
+        raise BadRequest(f"{call}: match in_port must be an int or None, got {_show(match.in_port)}")
+
+
+def _check_actions(call: str, actions: Any, table_id: int = 0) -> tuple[Action, ...]:
+    """The actions as a tuple; each an Output (int port), Flood, ToController, SetField or
+    GotoTable (to a later table)."""
+    if not isinstance(actions, (list, tuple)):
+        raise BadRequest(f"{call}: actions must be a list or tuple of actions, got {_show(actions)}")
+    for action in actions:
+        kind = type(action)
+        if kind is Output:
+            if not _is_int(action.port):
+                raise BadRequest(f"{call}: Output port must be an int, got {_show(action.port)}")
+        elif kind is GotoTable:
+            if not _is_int(action.table_id) or not table_id < action.table_id <= MAX_TABLE_ID:
+                raise BadRequest(f"{call}: GotoTable must go to a later table (after {table_id}, up to "
+                                 f"{MAX_TABLE_ID}), got {_show(action.table_id)}")
+        elif kind is not Flood and kind is not ToController and kind is not SetField:
+            raise BadRequest(f"{call}: not an action: {_show(action)} (actions: Output, Flood, ToController, "
+                             "SetField, GotoTable)")
+    return tuple(actions)
+
+
+def _timeouts(call: str, idle: Any, hard: Any, notify: Any) -> Timeouts:
+    if not idle and not hard and not notify:
+        return NO_TIMEOUTS
+    _check_number(call, "idle_timeout", idle, 0, 65535)
+    _check_number(call, "hard_timeout", hard, 0, 65535)
+    return Timeouts(idle, hard, bool(notify))
+
+
+def _check_number(call: str, name: str, value: Any, low: int, high: int) -> None:
+    if not _is_int(value) or not low <= value <= high:
+        raise BadRequest(f"{call}: {name} must be an int from {low} to {high}, got {_show(value)}")
+
+
+def _check_buffer_id(call: str, buffer_id: Any) -> None:
+    if buffer_id is not None and (type(buffer_id) is not tuple or len(buffer_id) != 3):
+        raise BadRequest(f"{call}: buffer_id must be None or a packet-in's buffer_id, got {_show(buffer_id)}")
+
 
 class Out:
     """Write-only sink for an app's commands during one handler call.
@@ -90,11 +234,14 @@ class Out:
     ``topology`` is the network's topology (read-only configuration), for route lookups.
     """
 
-    __slots__ = ("topology", "requests")
+    __slots__ = ("topology", "requests", "_valid")
 
-    def __init__(self, topology: Topology) -> None:
+    def __init__(self, topology: Topology, valid: set[Any] | None = None) -> None:
         self.topology = topology
         self.requests: list[Request] = []
+        # Matches already checked: a cache the platform keeps across calls,
+        # so that checking costs a set lookup once an app's requests repeat.
+        self._valid = valid
 
     def flow_mod(self, dpid: int, match: Match, actions: Sequence[Action], *,
                  priority: int = DEFAULT_PRIORITY, table_id: int = 0,
@@ -109,19 +256,58 @@ class Out:
         With ``buffer_id`` the entry's actions are also applied to that buffered packet
         (a flow-mod/packet-out). ``idle_timeout``/``hard_timeout`` (seconds, 0 = never) let
         the entry expire (at any moment: time is not modelled); with ``notify_removed`` the
-        switch tells the app (``on_flow_removed``).
+        switch tells the app (``on_flow_removed``). Raises :class:`BadRequest` for a
+        malformed argument.
         """
-        if command not in FLOW_MOD_COMMANDS:
-            raise ValueError(f"flow_mod command must be one of {', '.join(FLOW_MOD_COMMANDS)}, not {command!r}")
-        self.requests.append(FlowModRequest(dpid, match, tuple(actions), priority, table_id,
-                                            buffer_id, command, _timeouts(idle_timeout, hard_timeout, notify_removed)))
+        valid = self._valid
+        if valid is not None and type(dpid) is int and type(priority) is int and 0 <= priority <= MAX_PRIORITY \
+                and table_id == 0 and type(table_id) is int and command in _COMMANDS \
+                and (buffer_id is None or (type(buffer_id) is tuple and len(buffer_id) == 3)) \
+                and not idle_timeout and not hard_timeout and not notify_removed \
+                and _plain_actions(actions, _SEQUENCES):
+            try:  # the common case inline: this runs for every flow-mod an app sends
+                known = match in valid
+            except TypeError:  # unhashable: malformed, named below
+                known = False
+            if known:
+                self.requests.append(FlowModRequest(dpid, match, tuple(actions), priority, table_id, buffer_id,
+                                                    command))
+                return
+        call = "out.flow_mod"
+        if command not in _COMMANDS:
+            raise BadRequest(f"{call}: command must be one of {', '.join(_COMMANDS)}, not {command!r}")
+        _check_dpid(call, dpid)
+        if not _known(valid, match):
+            _check_match(call, match)
+            if valid is not None:
+                valid.add(match)
+        _check_number(call, "table_id", table_id, 0, MAX_TABLE_ID)
+        checked = _check_actions(call, actions, table_id)
+        _check_number(call, "priority", priority, 0, MAX_PRIORITY)
+        _check_buffer_id(call, buffer_id)
+        timeouts = _timeouts(call, idle_timeout, hard_timeout, notify_removed)
+        self.requests.append(FlowModRequest(dpid, match, checked, priority, table_id, buffer_id, command, timeouts))
 
     def packet_out(self, dpid: int, actions: Sequence[Action], *, buffer_id: BufferId | None = None,
                    in_port: int = 0, packet: Packet | None = None) -> None:
-        """Apply ``actions`` at ``dpid`` to the buffered packet ``buffer_id`` (or ``packet``)."""
+        """Apply ``actions`` at ``dpid`` to the buffered packet ``buffer_id`` (or ``packet``).
+        Raises :class:`BadRequest` for a malformed argument."""
+        if type(dpid) is int and type(in_port) is int and in_port >= 0 and _plain_actions(actions, _SEQUENCES) \
+                and ((type(buffer_id) is tuple and len(buffer_id) == 3 and packet is None)
+                     or (buffer_id is None and type(packet) is Packet)):
+            self.requests.append(PacketOutRequest(dpid, tuple(actions), buffer_id, in_port, packet))
+            return  # the common case, checked inline
+        call = "out.packet_out"
+        _check_dpid(call, dpid)
+        checked = _check_actions(call, actions)
+        _check_buffer_id(call, buffer_id)
+        if packet is not None and type(packet) is not Packet:
+            raise BadRequest(f"{call}: packet must be a Packet (such as ev.packet), got {_show(packet)}")
         if buffer_id is None and packet is None:
-            raise ValueError("packet_out needs a buffer_id or a packet")
-        self.requests.append(PacketOutRequest(dpid, tuple(actions), buffer_id, in_port, packet))
+            raise BadRequest(f"{call}: needs a buffer_id or a packet")
+        if not _is_int(in_port) or in_port < 0:
+            raise BadRequest(f"{call}: in_port must be an int >= 0, got {_show(in_port)}")
+        self.requests.append(PacketOutRequest(dpid, checked, buffer_id, in_port, packet))
 
     def install_path(self, hops: Sequence[Hop], *, priority: int = DEFAULT_PRIORITY,
                      packet_in: PacketIn | None = None, idle_timeout: int = 0, hard_timeout: int = 0,
@@ -132,19 +318,70 @@ class Out:
         flow-mod/packet-out releasing the buffered packet, the others flow-mods. The
         platform knows each hop's predecessor, which OpenFlow-B (barriers to the following
         switches) and Attendre (Attendre Commands to the next hop) need. Timeouts as for
-        :meth:`flow_mod`, on every hop's entry.
+        :meth:`flow_mod`, on every hop's entry. Raises :class:`BadRequest` for a malformed
+        argument.
         """
-        hops = tuple(hops)
-        if not hops:
+        timeouts = _timeouts("out.install_path", idle_timeout, hard_timeout, notify_removed)
+        valid = self._valid if self._valid is not None else set()
+        if type(hops) is list or type(hops) is tuple:
+            # The common case first, with no allocation but the path (this runs for every
+            # path an app installs): plain types, Output/Flood/ToController actions in a
+            # tuple, table 0, a match already checked (hashing a Match is a C tuple hash).
+            for hop in hops:
+                if type(hop) is not Hop or type(hop.dpid) is not int or hop.table_id != 0 \
+                        or type(hop.table_id) is not int:
+                    break
+                actions = hop.actions
+                if not (type(actions) is tuple and len(actions) == 1 and type(actions[0]) is Output
+                        and type(actions[0].port) is int) and not _plain_actions(actions):
+                    break
+                try:
+                    if hop.match not in valid:
+                        break
+                except TypeError:  # unhashable: malformed, named below
+                    break
+            else:
+                self._add_path(tuple(hops), priority, packet_in, timeouts)
+                return
+        self._add_path(self._checked_hops(hops, valid), priority, packet_in, timeouts)
+
+    def _checked_hops(self, hops: Any, valid: set[Any]) -> tuple[Hop, ...]:
+        """Every hop checked, named by its number when malformed; actions given as a list
+        become a tuple. The checked matches are remembered in ``valid``."""
+        call = "out.install_path"
+        if isinstance(hops, (str, bytes, Hop)) or not isinstance(hops, (list, tuple)):
+            raise BadRequest(f"{call}: hops must be a list or tuple of Hop, got {_show(hops)}")
+        checked: list[Hop] = []
+        for number, hop in enumerate(hops, start=1):
+            if type(hop) is not Hop:
+                raise BadRequest(f"{call}: hop {number} must be a Hop(dpid, match, actions), got {_show(hop)}")
+            where = f"{call} hop {number}"
+            _check_dpid(where, hop.dpid)
+            _check_match(where, hop.match)
+            _check_number(where, "table_id", hop.table_id, 0, MAX_TABLE_ID)
+            actions = _check_actions(where, hop.actions, hop.table_id)
+            if type(hop.actions) is not tuple:
+                hop = Hop(hop.dpid, hop.match, actions, hop.table_id)
+            valid.add(hop.match)
+            checked.append(hop)
+        return tuple(checked)
+
+    def _add_path(self, path: tuple[Hop, ...], priority: int, packet_in: Any, timeouts: Timeouts) -> None:
+        call = "out.install_path"
+        if type(priority) is not int or not 0 <= priority <= MAX_PRIORITY:
+            _check_number(call, "priority", priority, 0, MAX_PRIORITY)
+        if packet_in is not None and type(packet_in) is not PacketIn:
+            raise BadRequest(f"{call}: packet_in must be the handler's PacketIn (ev) or None, got {_show(packet_in)}")
+        if not path:
             return
-        timeouts = _timeouts(idle_timeout, hard_timeout, notify_removed)
-        if packet_in is not None and packet_in.buffer_id is not None and hops[0].dpid == packet_in.dpid:
-            self.requests.append(InstallPathRequest(hops, priority, packet_in.buffer_id, packet_in.dpid, timeouts))
+        if packet_in is not None and packet_in.buffer_id is not None and path[0].dpid == packet_in.dpid:
+            self.requests.append(InstallPathRequest(path, priority, packet_in.buffer_id, packet_in.dpid, timeouts))
         else:
-            self.requests.append(InstallPathRequest(hops, priority, None, None, timeouts))
+            self.requests.append(InstallPathRequest(path, priority, None, None, timeouts))
 
     def request_port_stats(self, dpid: int) -> None:
         """Ask switch ``dpid`` for its port statistics (answered by ``on_port_stats``)."""
+        _check_dpid("out.request_port_stats", dpid)
         self.requests.append(PortStatsRequestRequest(dpid))
 
     def barrier(self, dpid: int, xid: Any = None) -> None:
@@ -152,14 +389,8 @@ class Out:
         it before the barrier before any sent after it, then answers with a barrier reply
         (``on_barrier_reply``, with this ``xid``). Without barriers a switch may execute
         commands in any order (``--command-order any``)."""
+        _check_dpid("out.barrier", dpid)
         self.requests.append(BarrierRequestRequest(dpid, xid))
-
-
-def _timeouts(idle: int, hard: int, notify: bool) -> Timeouts:
-    for name, value in (("idle_timeout", idle), ("hard_timeout", hard)):
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
-            raise ValueError(f"{name} must be a whole number of seconds from 0 to 65535, got {value!r}")
-    return Timeouts(idle, hard, bool(notify))
 
 
 class App(Generic[AS]):
@@ -176,8 +407,11 @@ class App(Generic[AS]):
     load_classes: ClassVar[tuple[str, ...]] = ("low", "high")
     #: Topology used when the user names none.
     default_topology: ClassVar[str] = "linear:2"
-    #: Properties checked when the user names none (``None``: the registry's defaults).
-    default_properties: ClassVar[tuple[str, ...] | None] = None
+    #: Properties checked when the user names none (``None``: the registry's defaults): names
+    #: (registered, or of ``properties``) or property objects.
+    default_properties: ClassVar[tuple[Any, ...] | None] = None
+    #: Properties the app ships, by name (``--property NAME`` finds them too).
+    properties: ClassVar[dict[str, Any]] = {}
     #: The OpenFlow version the switches speak with this app: ``"1.0"`` (a table miss buffers
     #: the packet and sends a packet-in) or ``"1.3"`` (a miss without a table-miss entry drops
     #: the packet; a flow-mod's buffered packet goes through the pipeline). Configuration.
@@ -211,7 +445,8 @@ class App(Generic[AS]):
         return state
 
     def on_flow_removed(self, state: AS, ev: FlowRemoved, out: Out) -> AS:
-        """A switch removed an entry installed with ``notify_removed`` (it expired)."""
+        """A switch removed an entry installed with ``notify_removed`` (it expired, or a
+        flow-mod deleted it)."""
         return state
 
     @classmethod
@@ -230,4 +465,4 @@ class App(Generic[AS]):
         return self.describe()
 
 
-__all__ = ["App", "Out", "Hop", "PacketIn", "BarrierReply", "PortStatsReply", "FlowRemoved", "Request"]
+__all__ = ["App", "Out", "Hop", "PacketIn", "BarrierReply", "PortStatsReply", "FlowRemoved", "Request", "BadRequest"]

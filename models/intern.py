@@ -34,8 +34,12 @@ class Interner(Generic[V]):
         ids = self.ids
         found = ids.get(value)
         if found is None:
-            found = ids[value] = len(self.values)
-            self.values.append(value)
+            # The value first, then its id: if either step fails (MemoryError, Ctrl-C), no id
+            # points past the end of ``values`` (at worst a value is stored unused).
+            values = self.values
+            found = len(values)
+            values.append(value)
+            ids[value] = found
         return found
 
     def __len__(self) -> int:

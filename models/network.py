@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from nice_attendre.errors import InputError, ModelError
-from nice_attendre.models.app import App
+from nice_attendre.errors import CallTimeout, InputError, ModelError
+from nice_attendre.models.app import App, app_failure, bad_state
 from nice_attendre.models.events import (ControllerHandle, ControllerStats, Event, HostAnswer,
                                          HostMove, HostReceive, HostSend, SwitchEntryExpires,
                                          SwitchProcessCommand, SwitchProcessPacket)
@@ -36,6 +36,7 @@ from nice_attendre.models.intern import Interner
 from nice_attendre.models.packet import BROADCAST, Packet
 from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import Topology
+from nice_attendre.watchdog import CallGuard
 
 #: Monitors a network can run, named after the property that reads their alerts (see
 #: :meth:`Tx.alert`). A monitor that is not run records nothing, so the state space is the
@@ -156,8 +157,11 @@ class Network:
     """
 
     def __init__(self, scenario: Scenario, app: App[Any], protocol: str | type = "openflow",
-                 options: Options = Options()) -> None:
+                 options: Options = Options(), guard: CallGuard | None = None) -> None:
         from nice_attendre.models.protocols import protocol_class  # registry of variants
+
+        #: Marks calls into the app, so a watchdog may interrupt one that does not return.
+        self.guard = guard if guard is not None else CallGuard()
 
         unknown = sorted(set(options.monitors) - set(MONITORS))
         if unknown:
@@ -268,11 +272,20 @@ class Network:
         if self.slot_load >= 0:
             tx.put(self.slot_load, (0,) * len(LOAD_COUNTERS))
         try:
-            tx.put(self.slot_app, self.app.initial_state())
-        except Exception as exc:  # an app bug is a finding: the run starts in a violating state
+            state = self.guard.run(self.app.initial_state)
+        except MemoryError:
+            raise
+        except (Exception, SystemExit, CallTimeout) as exc:
+            problem: str | None = app_failure(exc)
+        else:
+            problem = bad_state(state, None, hashing=True)
+            if problem is None:
+                tx.put(self.slot_app, state)
+            else:
+                problem = f"returned {problem}"
+        if problem is not None:  # an app bug is a finding: the run starts in a violating state
             tx.put(self.slot_app, None)
-            tx.alert("app-exception", f"{type(self.app).__name__}.initial_state raised "
-                     f"{type(exc).__name__}: {exc}")
+            tx.alert("app-exception", f"{type(self.app).__name__}.initial_state {problem}")
             return tuple(tx.s)
         self.protocol.switches_join(tx)
         return tuple(tx.s)

@@ -83,6 +83,11 @@ class Scenario:
             for hdr, _ in spec.script:
                 if hdr.eth_dst not in self.topology.hosts and hdr.eth_dst != BROADCAST and not is_address(hdr.eth_dst):
                     raise InputError(f"host {spec.name} sends to unknown host {hdr.eth_dst!r}")
+            for dst in dict.fromkeys(hdr.eth_dst for hdr, _ in spec.script if hdr.eth_dst in self.topology.hosts):
+                # Else nothing would ever be delivered, and a search could pass vacuously.
+                if not self.topology.connected(spec.name, dst):
+                    raise InputError(f"host {spec.name} cannot reach {dst} in topology "
+                                     f"{self.topology.name!r}: no path of links between them")
 
     def describe(self) -> str:
         """One line: who sends what to whom, who answers, who may move."""

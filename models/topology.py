@@ -11,6 +11,7 @@ first in that search.
 """
 from __future__ import annotations
 
+import inspect
 import re
 from collections import deque
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from typing import Any, Callable, Hashable, Iterator, Mapping
 import networkx as nx
 
 from nice_attendre.errors import TopologyError
-from nice_attendre.importing import import_target, is_dir, is_file
+from nice_attendre.importing import import_target, is_dir, is_file, names_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +112,25 @@ class Topology:
                 yield dpid, port, peer
 
     def _compute_routes(self) -> None:
+        # Built aside and stored in one step: an interrupted computation (a time limit hit
+        # inside an app handler that asked for a route) leaves the cache empty, not partial.
+        routes: dict[tuple[int, str], int] = {}
         for host, (dpid0, port0) in self.host_port.items():
-            self._routes[(dpid0, host)] = port0
+            routes[(dpid0, host)] = port0
             for _dpid, _port, peer in self._tree_links(dpid0, set()):
-                self._routes[(peer.node, host)] = peer.port
+                routes[(peer.node, host)] = peer.port
+        self._routes.update(routes)
+
+    def connected(self, host_a: str, host_b: str) -> bool:
+        """Whether a packet from ``host_a`` can reach ``host_b`` over the links (the hosts
+        where the topology attaches them)."""
+        if host_a not in self.host_port or host_b not in self.host_port:
+            return False
+        start, target = self.host_port[host_a][0], self.host_port[host_b][0]
+        seen: set[int] = set()
+        if start == target:
+            return True
+        return any(peer.node == target for _d, _p, peer in self._tree_links(start, seen))
 
     def flood_ports(self, dpid: int) -> tuple[int, ...]:
         """The ports of ``dpid`` on a spanning tree of the switches (a breadth-first tree from
@@ -173,6 +189,27 @@ def _is_host(graph: nx.Graph, node: Hashable) -> bool:
     return bool(re.fullmatch(r"h\d+", str(node)))
 
 
+def check_name(node: Hashable, kind: str, topology: str) -> None:
+    """Refuse a node name that is empty or has a control or other unprintable character
+    (a newline could forge report lines, an escape sequence drive the terminal)."""
+    text = str(node)
+    if not text or not text.isprintable():
+        raise TopologyError(f"topology {topology!r}: {kind} name {text!r} is empty or has a control or "
+                            "unprintable character")
+
+
+MAX_SWITCHES = 1000
+"""Most switches a generated topology (``linear:N``, ``paths:A,D``) may have: the state space
+of even ten switches is beyond any search, and a huge N would only exhaust memory."""
+
+
+def topology_factory(function: Callable[[], Any]) -> Callable[[], Any]:
+    """Declare ``function`` a topology factory, so ``--topology package.module:function`` may
+    call it (a module's other callables are refused: ``os:abort`` is not a topology)."""
+    function.__nice_attendre_topology__ = True  # type: ignore[attr-defined]
+    return function
+
+
 def from_graph(graph: nx.Graph, name: str = "graph") -> Topology:
     """Build a :class:`Topology` from an undirected networkx graph.
 
@@ -186,6 +223,8 @@ def from_graph(graph: nx.Graph, name: str = "graph") -> Topology:
         graph = graph.to_undirected()
     if graph.number_of_nodes() == 0:
         raise TopologyError(f"topology {name!r} has no nodes")
+    for node in graph.nodes:
+        check_name(node, "host" if _is_host(graph, node) else "switch", name)
     hosts = sorted((n for n in graph.nodes if _is_host(graph, n)), key=natural_key)
     switch_nodes = sorted((n for n in graph.nodes if not _is_host(graph, n)), key=natural_key)
     if not switch_nodes:
@@ -260,12 +299,41 @@ def two_paths_graph(always_on: int, on_demand: int) -> nx.Graph:
     return graph
 
 
+def _refuse_doctype(path: Path) -> None:
+    """Refuse an XML file with a document type declaration (and so with entity
+    declarations) before networkx parses it: entity expansion can make a small file huge
+    (the "billion laughs"), and GraphML needs none. The scan stops at the declaration."""
+    from xml.parsers import expat
+
+    def refuse(*_args: Any) -> None:
+        raise TopologyError(f"topology file {str(path)!r} has a DOCTYPE or entity declaration, which "
+                            "GraphML does not need; remove it")
+
+    parser = expat.ParserCreate()
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    try:
+        with open(path, "rb") as handle:
+            parser.ParseFile(handle)
+    except expat.ExpatError:
+        pass  # malformed XML: networkx reports it with its own message
+
+
 def _load_factory(spec: str) -> Callable[[], Any]:
+    """The factory named by ``file.py:function`` (a function of that file, or one it declares
+    with :func:`topology_factory`) or ``package.module:function`` (declared with
+    :func:`topology_factory`): never an arbitrary callable such as ``os:abort``."""
     target, _, attr = spec.rpartition(":")
+    from_file = names_file(target)
     module = import_target(target, "topology factory", TopologyError)
     factory = getattr(module, attr, None)
     if not callable(factory):
         raise TopologyError(f"{target!r} has no callable {attr!r}")
+    declared = getattr(factory, "__nice_attendre_topology__", False) is True
+    defined_there = inspect.isfunction(factory) and factory.__module__ == module.__name__
+    if not (declared or (from_file and defined_there)):
+        where = "defined in that file" if from_file else "declared with @nice_attendre.models.topology.topology_factory"
+        raise TopologyError(f"{spec!r} is not a topology factory: give a function {where}")
     return factory
 
 
@@ -287,8 +355,8 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
     match = re.fullmatch(r"linear:(.*)", text)
     if match:
         count = match.group(1)
-        if not count.isdecimal() or int(count) < 1:
-            raise TopologyError(f"bad topology {text!r}: linear:N needs a whole number N >= 1")
+        if not count.isdecimal() or not 1 <= int(count) <= MAX_SWITCHES:
+            raise TopologyError(f"bad topology {text!r}: linear:N needs a whole number 1 <= N <= {MAX_SWITCHES}")
         return from_graph(linear_graph(int(count)), text)
     match = re.fullmatch(r"star:(.*)", text)
     if match:
@@ -300,13 +368,14 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
     if match:
         parts = match.group(1).split(",")
         if (len(parts) != 2 or not all(p.strip().isdecimal() for p in parts)
-                or not 2 <= int(parts[0]) < int(parts[1])):
-            raise TopologyError(f"bad topology {text!r}: paths:A,D needs whole numbers 2 <= A < D")
+                or not 2 <= int(parts[0]) < int(parts[1]) <= MAX_SWITCHES):
+            raise TopologyError(f"bad topology {text!r}: paths:A,D needs whole numbers 2 <= A < D <= {MAX_SWITCHES}")
         return from_graph(two_paths_graph(int(parts[0]), int(parts[1])), text)
     path = Path(text)
     if is_file(path):
         try:
             if path.suffix == ".graphml":
+                _refuse_doctype(path)
                 # As a multigraph, each node's links keep the order of the file's edges (a
                 # simple Graph would be rebuilt node by node, numbering ports in node order).
                 graph = nx.read_graphml(path, force_multigraph=True)
@@ -314,6 +383,8 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
                 graph = nx.read_gml(path)
             else:
                 graph = nx.read_edgelist(path, comments="#", data=False)
+        except TopologyError:
+            raise
         except Exception as exc:  # networkx raises many kinds of parse errors
             raise TopologyError(f"cannot read topology file {text!r}: {type(exc).__name__}: {exc}") from exc
         return from_graph(graph, path.name)
@@ -324,6 +395,10 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
         factory = _load_factory(text)
         try:
             graph = factory()
+        except SystemExit as exc:
+            raise TopologyError(f"topology factory {text!r} called sys.exit({exc.code!r})") from exc
+        except MemoryError:
+            raise
         except Exception as exc:
             raise TopologyError(f"topology factory {text!r} raised {type(exc).__name__}: {exc}") from exc
         if not isinstance(graph, nx.Graph):

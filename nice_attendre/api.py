@@ -6,13 +6,30 @@ checker. They are the only place, besides the CLI, where the core meets the mode
 from __future__ import annotations
 
 import dataclasses
+import math
+import signal
+import time
+import warnings
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 from nice_attendre.checker import Limits, ProgressCallback, dfs
-from nice_attendre.errors import InputError
+from nice_attendre.errors import AppLoadError, InputError, Interrupted, StopRequest
+from nice_attendre.output import check_writable
 from nice_attendre.property import Metric, Property
-from nice_attendre.result import Result
+from nice_attendre.result import Result, Stats
+from nice_attendre.watchdog import CallGuard, Watchdog
+
+#: Most packets a sender may send: the state space grows exponentially with them, so far
+#: fewer can be explored; more would only exhaust memory while building the scenario.
+MAX_PACKETS = 1000
+
+#: Seconds one app handler call may run before it is reported as an app exception.
+DEFAULT_HANDLER_SECONDS = 10.0
+
+#: Seconds between two checkpoints of a running search.
+DEFAULT_CHECKPOINT_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -29,16 +46,19 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
           properties: Any = None, app_options: Mapping[str, Any] | None = None,
           sender: str | None = None, receiver: str | None = None, count_load: bool = False,
           instant_stats: bool | None = None, threaded_controller: bool = False,
-          command_order: str = "fifo", flows: Any = None, scenario: Any = None) -> Run:
-    """Build the network and properties for one verification (see :func:`verify`)."""
+          command_order: str = "fifo", flows: Any = None, scenario: Any = None,
+          guard: CallGuard | None = None) -> Run:
+    """Build the network and properties for one verification (see :func:`verify`).
+
+    ``guard`` marks the network's calls into the app (a watchdog may interrupt them)."""
     from nice_attendre import properties as registry
     from nice_attendre.loading import load_app
     from nice_attendre.models.network import LOAD_COUNTERS, Network, Options
     from nice_attendre.models.protocols import protocol_class
     from nice_attendre.models.topology import load_topology
 
-    if isinstance(packets, bool) or not isinstance(packets, int) or packets < 0:
-        raise InputError(f"packets must be a whole number >= 0, got {packets!r}")
+    if isinstance(packets, bool) or not isinstance(packets, int) or not 0 <= packets <= MAX_PACKETS:
+        raise InputError(f"packets must be a whole number from 0 to {MAX_PACKETS}, got {packets!r}")
     app_obj = load_app(app, app_options)
     protocol_class(protocol)  # fail early on an unknown name
     topo = load_topology(topology if topology is not None else app_obj.default_topology)
@@ -51,7 +71,10 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
                       instant_stats=bool(instant_stats), threaded_controller=bool(threaded_controller),
                       command_order=command_order)
     traffic = make_scenario(app_obj, topo, packets, sender, receiver, flows, scenario)
-    net = Network(traffic, app_obj, protocol, options)
+    description = _user_call(app_obj, "describe")
+    if not isinstance(description, str):
+        raise AppLoadError(f"{type(app_obj).__name__}.describe returned {type(description).__name__}, not a str")
+    net = Network(traffic, app_obj, protocol, options, guard=guard)
     metrics: tuple[Metric, ...] = ()
     if count_load:
         slot = net.slot_load
@@ -72,7 +95,10 @@ def make_scenario(app: Any, topology: Any, packets: int, sender: str | None, rec
     from nice_attendre.models.scenario import Scenario
 
     if flows is None and scenario is None:
-        return app.scenario(topology, packets, sender, receiver)
+        own = _user_call(app, "scenario", topology, packets, sender, receiver)
+        if not isinstance(own, Scenario):
+            raise AppLoadError(f"{type(app).__name__}.scenario returned {type(own).__name__}, not a Scenario")
+        return own
     if flows is not None and scenario is not None:
         raise InputError("give flows or a scenario file, not both")
     if sender is not None or receiver is not None:
@@ -89,14 +115,77 @@ def make_scenario(app: Any, topology: Any, packets: int, sender: str | None, rec
     return Scenario.from_flows(topology, list(flows))
 
 
+def _user_call(app: Any, method: str, *args: Any) -> Any:
+    """``app.method(*args)``, the app's own code: what it raises (``sys.exit`` included) is
+    bad input naming the method, not a crash of the checker."""
+    try:
+        return getattr(app, method)(*args)
+    except (InputError, MemoryError):
+        raise
+    except (Exception, SystemExit) as exc:
+        why = f"called sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else f"raised {type(exc).__name__}: {exc}"
+        raise AppLoadError(f"{type(app).__name__}.{method} {why}") from exc
+
+
+def search(run: Run, *, limits: Limits = Limits(), keep_going: bool = False, fingerprint: bool = False,
+           watchdog: Watchdog | None = None, progress: ProgressCallback | None = None,
+           checkpoint: str | Path | None = None, resume: str | Path | None = None,
+           checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
+           on_checkpoint_error: Callable[[Exception], None] | None = None) -> Result:
+    """Explore ``run``'s network; return the :class:`Result` with ``system`` set.
+
+    With ``checkpoint`` the search is saved to that file every ``checkpoint_every`` seconds
+    and when it ends (limits, Ctrl-C); with ``resume`` it continues the search saved in that
+    file (which must be of the same run: see :mod:`nice_attendre.resume`), and the final
+    counts and verdicts are those of an uninterrupted search. Raises
+    :class:`~nice_attendre.checkpoint.CheckpointError` for an unusable checkpoint. A
+    checkpoint that cannot be written does not stop the search: the error goes to
+    ``on_checkpoint_error`` (default: a warning).
+    """
+    from nice_attendre import resume as checkpoints
+
+    if not math.isfinite(checkpoint_every) or checkpoint_every < 0:
+        raise InputError(f"checkpoint_every must be a finite number of seconds >= 0, got {checkpoint_every}")
+    identity: dict[str, Any] = {}
+    if checkpoint is not None or resume is not None:
+        identity = checkpoints.run_identity(run, keep_going=keep_going, fingerprint=fingerprint,
+                                            max_depth=limits.max_depth)
+    saved = checkpoints.load(run, Path(resume), identity) if resume is not None else None
+    save = (checkpoints.saver(run, Path(checkpoint), identity, on_error=on_checkpoint_error or _warn)
+            if checkpoint is not None else None)
+    result = dfs(run.network, run.properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
+                 metrics=run.metrics, progress=progress, watchdog=watchdog, checkpoint=save,
+                 checkpoint_interval=checkpoint_every, resume=saved)
+    return dataclasses.replace(result, system=run.network)
+
+
+def _warn(exc: Exception) -> None:
+    warnings.warn(str(exc), RuntimeWarning, stacklevel=2)
+
+
+def check_handler_seconds(seconds: float | None) -> None:
+    """Raise :class:`InputError` unless ``seconds`` is ``None`` or a finite number above 0."""
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                or not math.isfinite(seconds) or seconds <= 0):
+        raise InputError(f"max_handler_seconds must be a finite number above 0, got {seconds!r}")
+
+
+def not_started(reason: str, signum: int | None, seconds: float) -> Result:
+    """The result of a run that a limit stopped while the network was being built."""
+    return Result(Stats(0, 0, 0, 0, seconds), (), False, reason, signal=signum)
+
+
 def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "openflow",
            properties: Any = None, app_options: Mapping[str, Any] | None = None,
            sender: str | None = None, receiver: str | None = None,
            max_transitions: int | None = None, max_states: int | None = None,
            max_depth: int | None = None, max_seconds: float | None = None,
+           max_memory: int | None = None, max_handler_seconds: float | None = DEFAULT_HANDLER_SECONDS,
            keep_going: bool = False, fingerprint: bool = False, count_load: bool = False,
            instant_stats: bool | None = None, threaded_controller: bool = False,
            command_order: str = "fifo", flows: Any = None, scenario: Any = None,
+           checkpoint: str | Path | None = None, resume: str | Path | None = None,
+           checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
@@ -112,18 +201,37 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
     :class:`~nice_attendre.Property` objects, mixed (default: the app's
     ``default_properties``, else :data:`nice_attendre.properties.DEFAULT_PROPERTIES`); ``app-exception``
     is always checked. Limits and ``keep_going`` as for :func:`nice_attendre.dfs`;
+    ``max_seconds`` counts from the start (building the network included) and
+    ``max_memory`` is in bytes of resident memory. ``max_handler_seconds`` bounds one app
+    handler call (longer is the violation ``app-exception``; ``None``: unbounded).
     ``count_load`` adds control-plane counters to the state and reports their min/max per
     complete execution in ``result.metrics``. ``threaded_controller`` lets controller
     handler calls race (type-3 races); ``command_order="any"`` lets a switch execute pending
     commands in any order no barrier forbids (see :mod:`nice_attendre.models.channels`).
+    ``checkpoint``, ``resume`` and ``checkpoint_every`` as for :func:`search`.
 
-    Raises :class:`~nice_attendre.errors.InputError` (or a subclass) for bad input.
+    ``result.ok`` is true only for a complete search without violation. A limit gives an
+    ``incomplete`` verdict (the result of a limit reached while building has zero counts
+    and no ``system``). Ctrl-C during the search ends it cleanly and raises
+    :class:`~nice_attendre.errors.Interrupted` (a ``KeyboardInterrupt``) whose ``result``
+    is the partial result. Raises :class:`~nice_attendre.errors.InputError` (or a
+    subclass) for bad input.
     """
-    run = build(app, topology=topology, packets=packets, protocol=protocol, properties=properties,
-                app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
-                instant_stats=instant_stats, threaded_controller=threaded_controller,
-                command_order=command_order, flows=flows, scenario=scenario)
-    limits = Limits(max_transitions, max_states, max_depth, max_seconds)
-    result = dfs(run.network, run.properties, limits=limits, keep_going=keep_going,
-                 fingerprint=fingerprint, metrics=run.metrics, progress=progress)
-    return dataclasses.replace(result, system=run.network)
+    limits = Limits(max_transitions, max_states, max_depth, max_seconds, max_memory)
+    check_handler_seconds(max_handler_seconds)
+    if checkpoint is not None:
+        check_writable(Path(checkpoint), "checkpoint")
+    started = time.monotonic()
+    with Watchdog(max_seconds=max_seconds, max_memory=max_memory, call_seconds=max_handler_seconds) as watchdog:
+        try:
+            run = build(app, topology=topology, packets=packets, protocol=protocol, properties=properties,
+                        app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
+                        instant_stats=instant_stats, threaded_controller=threaded_controller,
+                        command_order=command_order, flows=flows, scenario=scenario, guard=watchdog.guard)
+        except StopRequest as stop:  # a limit was reached while building
+            return not_started(stop.reason, stop.signum, time.monotonic() - started)
+        result = search(run, limits=limits, keep_going=keep_going, fingerprint=fingerprint, watchdog=watchdog,
+                        progress=progress, checkpoint=checkpoint, resume=resume, checkpoint_every=checkpoint_every)
+    if result.stop_reason == "interrupted":
+        raise Interrupted(result.signal if result.signal is not None else signal.SIGINT, result)
+    return result

@@ -6,14 +6,19 @@ loop only fills a :class:`Result` and calls an optional progress callback.
 """
 from __future__ import annotations
 
+import math
+import signal
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
+from nice_attendre.checkpoint import SearchState
+from nice_attendre.errors import InputError, ModelError, StopRequest
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.system import System
 from nice_attendre.trace import Step, Trace
+from nice_attendre.watchdog import CallGuard, Watchdog
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,23 +26,39 @@ class Limits:
     """Bounds on a search; ``None`` means unbounded.
 
     * ``max_transitions``: stop after this many ``apply`` calls (the search is then
-      incomplete if another ``apply`` was pending);
+      incomplete if another ``apply`` was pending); counted over the whole search, including
+      the part before a resume;
     * ``max_states``: stop once this many unique states are stored;
     * ``max_depth``: do not expand states at this depth (the search is then incomplete
       if any state was cut);
-    * ``max_seconds``: stop after this much wall-clock time (checked every 1024 transitions).
+    * ``max_seconds``: stop after this much wall-clock time (a finite number);
+    * ``max_memory``: stop once the process's resident memory exceeds this many bytes.
+
+    The time and memory limits are enforced by a :class:`~nice_attendre.watchdog.Watchdog`
+    (a timer signal, and the loop's own check every 1024 transitions), so a slow transition
+    cannot outlast them. Negative or non-finite values raise
+    :class:`~nice_attendre.errors.InputError`.
     """
 
     max_transitions: int | None = None
     max_states: int | None = None
     max_depth: int | None = None
     max_seconds: float | None = None
+    max_memory: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("max_transitions", "max_states", "max_depth", "max_seconds"):
+        for name in ("max_transitions", "max_states", "max_depth", "max_seconds", "max_memory"):
             value = getattr(self, name)
-            if value is not None and value < 0:
-                raise ValueError(f"{name} must not be negative, got {value}")
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InputError(f"{name} must be a number, got {value!r}")
+            if not math.isfinite(value):
+                raise InputError(f"{name} must be a finite number, got {value}")
+            if value < 0:
+                raise InputError(f"{name} must not be negative, got {value}")
+        if self.max_memory is not None and self.max_memory == 0:
+            raise InputError("max_memory must be positive")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +78,7 @@ class Progress:
 
 
 ProgressCallback = Callable[[Progress], None]
+CheckpointCallback = Callable[[SearchState], None]
 
 _CHECK_EVERY = 1024  # transitions between clock reads (a power of two)
 
@@ -64,7 +86,9 @@ _CHECK_EVERY = 1024  # transitions between clock reads (a power of two)
 def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (), *,
         limits: Limits = Limits(), keep_going: bool = False, fingerprint: bool = False,
         metrics: Iterable[Metric] = (), progress: ProgressCallback | None = None,
-        progress_interval: float = 0.5) -> Result:
+        progress_interval: float = 0.5, watchdog: Watchdog | None = None,
+        checkpoint: CheckpointCallback | None = None, checkpoint_interval: float = 60.0,
+        resume: SearchState | None = None) -> Result:
     """Explore every state reachable in ``system`` depth-first; check ``properties``.
 
     Events are explored in the order ``enabled`` returns them, so counts and traces are
@@ -76,38 +100,83 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
     stable across runs only if the state's hash does not depend on ``PYTHONHASHSEED``,
     as for tuples of ints).
 
-    Ctrl-C (KeyboardInterrupt) and the limits end the search cleanly: the result then has
-    ``complete=False`` and ``stop_reason`` says why. ``metrics`` are evaluated at every
-    quiescent state reached and reported as (min, max).
+    Ctrl-C, the limits and exhausted memory end the search cleanly: the result then has
+    ``complete=False``, ``stop_reason`` says why (``interrupted``, ``max-transitions``,
+    ``max-states``, ``max-depth``, ``max-seconds``, ``max-memory``, ``out-of-memory``) and
+    its ``verdict`` is never ``ok``. ``metrics`` are evaluated at every quiescent state
+    reached and reported as (min, max).
+
+    ``watchdog`` enforces the time and memory limits and turns Ctrl-C into a clean stop
+    between transitions; without one, ``dfs`` runs its own from ``limits`` (a given one
+    brings its own limits: ``limits.max_seconds`` and ``max_memory`` are then not used).
+    A system may expose ``guard`` (a :class:`~nice_attendre.watchdog.CallGuard`) marking its
+    calls into user code, which the watchdog may then interrupt.
+
+    ``checkpoint(search_state)`` is called every ``checkpoint_interval`` seconds (at a
+    clock read) and when the search ends, unless it ended where its state may be
+    inconsistent (a forced second Ctrl-C outside a transition, exhausted memory); it must
+    save the state at once (it is the live search). ``resume`` continues a saved search of
+    the same system and properties: the final counts and verdicts are those of an
+    uninterrupted search.
     """
+    if watchdog is None:
+        guard = getattr(system, "guard", None)
+        with Watchdog(guard=guard if isinstance(guard, CallGuard) else None, max_seconds=limits.max_seconds,
+                      max_memory=limits.max_memory) as own:
+            return _dfs(system, properties, limits, keep_going, fingerprint, metrics, progress,
+                        progress_interval, own, checkpoint, checkpoint_interval, resume)
+    return _dfs(system, properties, limits, keep_going, fingerprint, metrics, progress, progress_interval,
+                watchdog, checkpoint, checkpoint_interval, resume)
+
+
+def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], limits: Limits, keep_going: bool,
+         fingerprint: bool, metrics: Iterable[Metric], progress: ProgressCallback | None,
+         progress_interval: float, watchdog: Watchdog, checkpoint: CheckpointCallback | None,
+         checkpoint_interval: float, resume: SearchState | None) -> Result:
     props = tuple(properties)
     always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
     at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
-    sometimes = [p for p in props if p.expectation is Expectation.SOMETIMES]
     on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
     metric_list = tuple(metrics)
-    metric_ranges: dict[str, tuple[int, int]] = {}
-    discoveries: list[Discovery] = []
-    violated: set[str] = set()
+    if resume is None:
+        sometimes = [p for p in props if p.expectation is Expectation.SOMETIMES]
+        metric_ranges: dict[str, tuple[int, int]] = {}
+        discoveries: list[Discovery] = []
+        violated: set[str] = set()
+        visited: Any = set()
+        # A frame is [state, events, next index, event that led here].
+        stack: list[list[Any]] = []
+        transitions = revisits = max_depth = next_initial = 0
+        depth_cut = False
+        elapsed_before = 0.0
+    else:
+        left = set(resume.sometimes_left)
+        sometimes = [p for p in props if p.expectation is Expectation.SOMETIMES and p.name in left]
+        metric_ranges = dict(resume.metric_ranges)
+        discoveries = list(resume.discoveries)
+        violated = set(resume.violated)
+        visited = resume.visited
+        stack = resume.stack
+        transitions, revisits, max_depth = resume.transitions, resume.revisits, resume.max_depth
+        next_initial, depth_cut, elapsed_before = resume.next_initial, resume.depth_cut, resume.elapsed
 
-    max_transitions = limits.max_transitions
     max_states = limits.max_states
     depth_limit = limits.max_depth
-    deadline = None if limits.max_seconds is None else time.monotonic() + limits.max_seconds
+    # The loop stops before an apply once ``transitions >= stop_at[0]``; the watchdog lowers
+    # it to -1 when a time or memory limit or a signal asks the search to stop.
+    stop_at: list[float] = [math.inf if limits.max_transitions is None else limits.max_transitions]
     start = time.monotonic()
     next_progress = start + progress_interval
+    next_checkpoint = start + checkpoint_interval
 
     enabled = system.enabled
     apply = system.apply
-    visited: set[Any] = set()
     add_visited = visited.add
-    transitions = 0
-    revisits = 0
-    max_depth = 0
     stop_reason: str | None = None
-    depth_cut = False
-    # A frame is [state, events, next index, event that led here].
-    stack: list[list[Any]] = []
+    signum: int | None = None
+    unique = 0
+    consistent = True  # whether the search state is one a resume can continue from
+    rolled_back = False  # whether an exception out of ``apply`` put its event back
 
     def trace_to(final_event: Any, final_state: Any) -> Trace:
         steps = [Step(frame[3], frame[0]) for frame in stack[1:]]
@@ -147,27 +216,14 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
                 metric_ranges[metric.name] = (min(low, value), max(high, value))
         return bad, events
 
+    watchdog.bind(stop_at)
     try:
-        for initial in system.initial_states():
-            key = hash(initial) if fingerprint else initial
-            if key in visited:
-                continue
-            add_visited(key)
-            stack.append([initial, (), 0, None])
-            bad, events = check_state(initial, None)
-            stack.pop()
-            if bad and not keep_going:
-                stop_reason = "violation"
-                break
-            if max_states is not None and len(visited) >= max_states:
-                stop_reason = "max-states"
-                break
-            if events is None:
-                continue
-            if depth_limit is not None and depth_limit == 0 and events:
-                depth_cut = True
-                continue
-            stack.append([initial, events, 0, None])
+        initials = system.initial_states()
+        if resume is not None and stack and (next_initial < 1 or stack[0][0] != initials[next_initial - 1]):
+            raise ModelError("the saved search does not start in an initial state of this system")
+        if resume is not None and resume.finished:  # it ended for good: the same result again
+            stack, next_initial, stop_reason = [], len(initials), resume.stop_reason
+        while True:
             while stack:
                 frame = stack[-1]
                 events = frame[1]
@@ -175,12 +231,18 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
                 if index >= len(events):
                     stack.pop()
                     continue
-                if max_transitions is not None and transitions >= max_transitions:
-                    stop_reason = "max-transitions"
+                if transitions >= stop_at[0]:
+                    stop_reason = watchdog.reason or "max-transitions"
+                    signum = watchdog.signum
                     break
                 frame[2] = index + 1
                 event = events[index]
-                state = apply(frame[0], event)
+                try:
+                    state = apply(frame[0], event)
+                except BaseException:
+                    frame[2] = index  # not applied: a resumed search applies it again
+                    rolled_back = True
+                    raise
                 transitions += 1
                 if on_step:
                     failed = [p for p in on_step if not p.holds(frame[0], event, state)]
@@ -214,24 +276,67 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
                         break
                 if not transitions & (_CHECK_EVERY - 1):
                     now = time.monotonic()
-                    if deadline is not None and now >= deadline:
-                        stop_reason = "max-seconds"
-                        break
+                    watchdog.poll(now)
                     if progress is not None and now >= next_progress:
                         next_progress = now + progress_interval
                         progress(Progress(transitions, len(visited), len(stack) - 1, max_depth,
                                           now - start))
-            if stop_reason is not None:
+                    if checkpoint is not None and now >= next_checkpoint:
+                        # (built here, not in a nested function: a closure over the counters
+                        # would make every access to them slower)
+                        checkpoint(SearchState(next_initial, visited, stack, transitions, revisits, max_depth,
+                                               depth_cut, discoveries, violated, [p.name for p in sometimes],
+                                               metric_ranges, elapsed_before + now - start))
+                        next_checkpoint = time.monotonic() + checkpoint_interval
+            if stop_reason is not None or next_initial >= len(initials):
                 break
-    except KeyboardInterrupt:
-        stop_reason = "interrupted"
+            if stop_at[0] < 0:
+                stop_reason, signum = watchdog.reason, watchdog.signum
+                break
+            initial = initials[next_initial]
+            next_initial += 1
+            key = hash(initial) if fingerprint else initial
+            if key in visited:
+                continue
+            add_visited(key)
+            stack.append([initial, (), 0, None])
+            bad, events = check_state(initial, None)
+            stack.pop()
+            if bad and not keep_going:
+                stop_reason = "violation"
+                break
+            if events is not None:
+                if depth_limit is not None and depth_limit == 0 and events:
+                    depth_cut = True
+                else:
+                    stack.append([initial, events, 0, None])
+            if max_states is not None and len(visited) >= max_states:
+                stop_reason = "max-states"
+                break
+    except StopRequest as exc:  # raised inside a call into user code: ``apply`` was rolled back
+        stop_reason, signum = exc.reason, exc.signum
+    except KeyboardInterrupt as exc:
+        stop_reason, signum = "interrupted", getattr(exc, "signum", signal.SIGINT)
+        consistent = rolled_back
+    except MemoryError:
+        stop_reason, consistent = "out-of-memory", False
+        unique = len(visited)
+        visited = add_visited = None  # give the memory back for the report
+    finally:
+        watchdog.unbind()
 
-    elapsed = time.monotonic() - start
+    now = time.monotonic()
+    unique_states = len(visited) if visited is not None else unique
+    if checkpoint is not None and consistent:
+        finished = stop_reason is None or stop_reason == "violation"
+        checkpoint(SearchState(next_initial, visited, stack, transitions, revisits, max_depth, depth_cut,
+                               discoveries, violated, [p.name for p in sometimes], metric_ranges,
+                               elapsed_before + now - start, finished, stop_reason))
     if stop_reason is None and depth_cut:
         stop_reason = "max-depth"
     if stop_reason is None:
         for prop in sometimes:
             discoveries.append(Discovery(prop.name, prop.expectation, None,
                                          "no reachable state satisfies it"))
-    stats = Stats(transitions, len(visited), revisits, max_depth, elapsed)
-    return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metric_ranges)
+    stats = Stats(transitions, unique_states, revisits, max_depth, elapsed_before + now - start)
+    return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metric_ranges, signal=signum)

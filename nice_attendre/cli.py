@@ -1,39 +1,96 @@
 """The command line. Thin: each command is one library call plus printing.
 
-Exit codes: 0 ok, 1 a property was violated, 2 bad input (usage), 130 interrupted.
+Exit codes (named in :mod:`nice_attendre.exit_codes`): 0 complete and no violation, 1 a
+property violated, 2 bad input, 3 incomplete (a limit ended the search, no violation found),
+4 the app is not deterministic, 70 internal error (a bug in nice-attendre), 130 Ctrl-C,
+143 SIGTERM, 129 SIGHUP. SIGTERM and SIGHUP end a run like Ctrl-C: the partial report and
+JSON are written.
 """
 from __future__ import annotations
 
 import json
+import math
+import re
+import signal
 import sys
 import textwrap
+import time
+import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import click
 
-from nice_attendre.errors import InputError, NiceAttendreError, NondeterminismError
+from nice_attendre.errors import InputError, NiceAttendreError, NondeterminismError, StopRequest
+from nice_attendre.exit_codes import EXIT_CODES_HELP, ExitCode, for_signal, for_verdict
+from nice_attendre.report import printable, signal_name
 
-EXIT_OK, EXIT_VIOLATION, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
-EXIT_NONDETERMINISTIC = 4
+
+#: Signals that end a run like Ctrl-C (what `timeout`, CI cancellation and `docker stop` send).
+TERMINATING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def error_line(message: str) -> str:
+    """One line for an error message: whitespace runs collapsed, unprintables escaped."""
+    return printable(" ".join(message.split()))
 
 
 class _Group(click.Group):
-    """Turns library errors into one clean line and exit code 2 (tracebacks only with --debug)."""
+    """Turns what ends a command into its exit code and one clean line on stderr:
+
+    * a library error (bad input) -> 2;
+    * Ctrl-C, SIGTERM or SIGHUP outside a search (importing, building, reporting) -> 130,
+      143 or 129;
+    * exhausted memory outside a search -> 3;
+    * anything else is a bug in nice-attendre -> 70.
+
+    With ``--debug`` the traceback is printed too.
+    """
 
     def invoke(self, ctx: click.Context) -> Any:
+        from nice_attendre.watchdog import raise_interrupted
+
+        saved = {signum: signal.getsignal(signum) for signum in TERMINATING}
+        for signum in TERMINATING:
+            if saved[signum] in (signal.SIG_DFL, None):
+                signal.signal(signum, raise_interrupted)
         try:
             return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+            raise
         except NiceAttendreError as exc:  # InputError and its kinds, ModelError
-            if ctx.obj and ctx.obj.get("debug"):
-                raise
-            message = " ".join(str(exc).split()) or type(exc).__name__  # always one line
-            click.echo(f"Error: {message}", err=True)
-            ctx.exit(EXIT_NONDETERMINISTIC if isinstance(exc, NondeterminismError) else EXIT_INPUT)
+            code = ExitCode.NONDETERMINISTIC if isinstance(exc, NondeterminismError) else ExitCode.INPUT
+            self._fail(ctx, f"Error: {error_line(str(exc)) or type(exc).__name__}", code)
+        except KeyboardInterrupt as exc:
+            self._fail(ctx, f"interrupted ({signal_name(getattr(exc, 'signum', None))})",
+                       for_signal(getattr(exc, "signum", None)), show_traceback=False)
+        except StopRequest as exc:  # a limit reached outside a search
+            self._fail(ctx, f"INCOMPLETE: {exc.reason} reached before the search", ExitCode.INCOMPLETE)
+        except MemoryError:
+            self._fail(ctx, "Error: out of memory (try --max-memory, a smaller scenario or --fingerprint)",
+                       ExitCode.INCOMPLETE)
+        except Exception as exc:  # noqa: BLE001 - everything else is a bug of ours
+            self._fail(ctx, internal_error_line(exc), ExitCode.INTERNAL)
+        finally:
+            for signum, handler in saved.items():
+                signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+
+    @staticmethod
+    def _fail(ctx: click.Context, line: str, code: int, show_traceback: bool = True) -> NoReturn:
+        if show_traceback and ctx.obj and ctx.obj.get("debug"):
+            traceback.print_exc()
+        click.echo(line, err=True)
+        ctx.exit(int(code))
 
 
-@click.group(cls=_Group)
-@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+def internal_error_line(exc: BaseException) -> str:
+    """The one line printed for a bug in nice-attendre."""
+    return (f"internal error: {error_line(f'{type(exc).__name__}: {exc}')} -- this is a bug in nice-attendre, "
+            "not in your app; run again with --debug for the traceback and please report it")
+
+
+@click.group(cls=_Group, epilog=EXIT_CODES_HELP)
+@click.option("--debug", is_flag=True, help="Show tracebacks with errors (exit codes stay the same).")
 @click.version_option(package_name="nice-attendre")
 @click.pass_context
 def main(ctx: click.Context, debug: bool) -> None:
@@ -42,14 +99,66 @@ def main(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
+class FiniteFloat(click.ParamType):
+    """A finite number of seconds: at least ``low`` (above it when ``strict``); no nan or inf."""
+
+    name = "seconds"
+
+    def __init__(self, low: float = 0.0, strict: bool = False) -> None:
+        self.low = low
+        self.strict = strict
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if number < self.low or (self.strict and number == self.low):
+            self.fail(f"{value!r} must be {'above' if self.strict else 'at least'} {self.low:g}", param, ctx)
+        return number
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """``"512M"``, ``"2G"``, ``"1.5GiB"``, ``"1048576"`` -> bytes (K, M, G, T are powers of 1024)."""
+    match = _SIZE.fullmatch(text)
+    if not match:
+        raise ValueError(f"{text!r} is not a size (e.g. 512M, 2G)")
+    number = float(match.group(1)) * 1024 ** " kmgt".index(match.group(2).lower() or " ")
+    if not math.isfinite(number) or number < 1:
+        raise ValueError(f"{text!r} is not a positive size")
+    return int(number)
+
+
+class MemorySize(click.ParamType):
+    """A memory size such as 512M or 2G, in bytes."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            return parse_size(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
 def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The options that describe what is verified (shared by verify and compare)."""
+    from nice_attendre.api import DEFAULT_HANDLER_SECONDS, MAX_PACKETS
+
     options = [
         click.argument("app"),
         click.option("--topology", "-t", default=None, metavar="SPEC",
-                     help="linear:N, star:N, paths:A,D, a .graphml/.gml/edge-list file, or file.py:factory (default: the app's)."),
-        click.option("--packets", "-n", default=None, type=click.IntRange(min=0), metavar="N",
-                     help="Packets the sender sends (default 1)."),
+                     help="linear:N, star:N, paths:A,D, a .graphml/.gml/edge-list file, or file.py:factory "
+                          "(default: the app's)."),
+        click.option("--packets", "-n", default=None, type=click.IntRange(min=0, max=MAX_PACKETS),
+                     metavar="N", help="Packets the sender sends (default 1)."),
         click.option("--flow", "flows", multiple=True, metavar="SRC->DST[:K=V,...]",
                      help="A flow of your own (repeatable; replaces the app's traffic): "
                           "h1->h2:packets=2,proto=tcp,sport=1000,dport=80,reply=tcp; reply is none, echo or "
@@ -67,13 +176,18 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--bug", default=None, metavar="NAME",
                      help="Shortcut for -o bug=NAME: a deliberately buggy variant."),
         click.option("--max-transitions", type=click.IntRange(min=1), default=None, metavar="N",
-                     help="Stop after N transitions."),
+                     help="Stop after N transitions (exit 3 if no violation was found)."),
         click.option("--max-states", type=click.IntRange(min=1), default=None, metavar="N",
                      help="Stop after N unique states."),
         click.option("--max-depth", type=click.IntRange(min=0), default=None, metavar="N",
                      help="Do not expand beyond depth N."),
-        click.option("--max-seconds", type=click.FloatRange(min=0), default=None, metavar="S",
-                     help="Stop after S seconds (the counts so far are printed, marked INCOMPLETE)."),
+        click.option("--max-seconds", type=FiniteFloat(), default=None, metavar="S",
+                     help="Stop after S seconds, counted from the start (building the network included)."),
+        click.option("--max-memory", type=MemorySize(), default=None, metavar="SIZE",
+                     help="Stop cleanly once the process uses more than SIZE of memory (e.g. 4G, 512M)."),
+        click.option("--max-handler-seconds", type=FiniteFloat(strict=True), default=DEFAULT_HANDLER_SECONDS,
+                     show_default=True, metavar="S",
+                     help="An app handler call that runs longer is the violation app-exception."),
         click.option("--threaded-controller", is_flag=True,
                      help="Controller handler calls race, any number in flight (a superset of every fixed "
                           "thread count): their commands interleave at each switch (type-3 races) and one "
@@ -84,7 +198,7 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--keep-going", is_flag=True, help="Report every violation, not only the first."),
         click.option("--fingerprint", is_flag=True, help="Store 64-bit state hashes instead of states (less memory)."),
         click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help="Also write the report as JSON to FILE."),
+                     help="Also write the report as JSON to FILE (atomically; an older FILE is removed first)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -92,9 +206,10 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _check_output(path: Path | None, option: str) -> None:
-    """Fail before a long run if ``path`` cannot be written (its folder does not exist)."""
-    if path is not None and not path.resolve().parent.is_dir():
-        raise InputError(f"cannot write {option} {str(path)!r}: folder {str(path.parent)!r} not found")
+    """Before a long run: fail if ``path`` cannot be written; remove an older file there."""
+    from nice_attendre.output import prepare
+
+    prepare(path, option)
 
 
 def _traffic(packets: int | None, flows: tuple[str, ...], scenario_file: str | None) -> dict[str, Any]:
@@ -124,60 +239,134 @@ def _progress() -> Any:
     return ProgressLine() if sys.stderr.isatty() else None
 
 
-@main.command()
+def _checkpoint_warning(exc: Exception) -> None:
+    click.echo(f"warning: {error_line(str(exc))}; the search goes on", err=True)
+
+
+def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: Callable[[], None],
+           ctx: click.Context | None = None) -> NoReturn:
+    """Write the report of finished searches with ``write`` and exit with the verdict's code.
+
+    A violation already found is never lost: if writing is interrupted (Ctrl-C, SIGTERM),
+    fails (a full disk) or crashes, the ``summary`` line (``FAILED: ...``) is still printed
+    and the exit code is 1 for a violation; otherwise it is that of the interruption (130),
+    of bad output (2) or of an internal error (70).
+    """
+    violated = verdict == "violated"
+    code = for_verdict(verdict, signum)
+    debug = bool(ctx and ctx.obj and ctx.obj.get("debug"))
+    try:
+        write()
+    except KeyboardInterrupt as exc:
+        stopped_by = getattr(exc, "signum", None)
+        click.echo(f"interrupted ({signal_name(stopped_by)}) while writing the report", err=True)
+        click.echo(summary())
+        code = ExitCode.VIOLATION if violated else for_signal(stopped_by)
+    except NiceAttendreError as exc:
+        click.echo(f"Error: {error_line(str(exc))}", err=True)
+        code = ExitCode.VIOLATION if violated else ExitCode.INPUT
+    except Exception as exc:  # noqa: BLE001 - a bug of ours while reporting
+        if debug:
+            traceback.print_exc()
+        click.echo(internal_error_line(exc), err=True)
+        click.echo(summary())
+        code = ExitCode.VIOLATION if violated else ExitCode.INTERNAL
+    sys.exit(int(code))
+
+
+@main.command(epilog=EXIT_CODES_HELP)
 @scenario_options
 @click.option("--protocol", "-P", default="openflow", show_default=True, metavar="NAME",
               help="openflow, openflow-b or attendre.")
 @click.option("--count-load", is_flag=True,
               help="Count control-plane messages per complete execution (adds counters to the state).")
-def verify(app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
-           scenario_file: str | None, sender: str | None, receiver: str | None,
-           properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
+@click.option("--checkpoint", "checkpoint_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Save the search to FILE periodically and when it stops (limits, Ctrl-C), to --resume it.")
+@click.option("--checkpoint-every", type=FiniteFloat(), default=60.0, show_default=True, metavar="S",
+              help="Seconds between periodic checkpoints.")
+@click.option("--resume", "resume_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Continue the search saved in FILE by --checkpoint (same app, topology and options).")
+@click.pass_context
+def verify(ctx: click.Context, app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
+           scenario_file: str | None, sender: str | None,
+           receiver: str | None, properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
            max_transitions: int | None, max_states: int | None, max_depth: int | None,
-           max_seconds: float | None, threaded_controller: bool, command_order: str, keep_going: bool,
-           fingerprint: bool, json_path: Path | None, protocol: str, count_load: bool) -> None:
+           max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
+           threaded_controller: bool, command_order: str, keep_going: bool, fingerprint: bool,
+           json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
+           checkpoint_every: float, resume_path: Path | None) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
-    package.module:ClassName. Exit status: 0 no violation, 1 a property was violated,
-    2 bad input.
+    package.module:ClassName.
     """
-    from nice_attendre.api import build
-    from nice_attendre.checker import Limits, dfs
-    from nice_attendre.report import CheckedNarrator, json_report, text_report
+    from nice_attendre.api import build, not_started, search
+    from nice_attendre.checker import Limits
+    from nice_attendre.output import check_writable, write_atomic
+    from nice_attendre.report import CheckedNarrator, json_report, text_report, verdict_line
+    from nice_attendre.watchdog import Watchdog
 
-    _check_output(json_path, "--json")
+    limits = Limits(max_transitions, max_states, max_depth, max_seconds, max_memory)
     traffic = _traffic(packets, flows, scenario_file)
-    run = build(app, topology=topology, protocol=protocol, **traffic,
-                properties=list(properties) or None, app_options=_app_options(app_options, bug),
-                sender=sender, receiver=receiver, count_load=count_load,
-                threaded_controller=threaded_controller, command_order=command_order)
-    net = run.network
-    progress = _progress()
-    result = dfs(net, run.properties, limits=Limits(max_transitions, max_states, max_depth, max_seconds),
-                 keep_going=keep_going, fingerprint=fingerprint, metrics=run.metrics, progress=progress)
-    if progress is not None:
-        progress.clear()
-    narrate = CheckedNarrator(result, net.narrate)
-    header = [("app", net.app.describe()), ("protocol", net.protocol.name),
-              ("channels", net.options.describe_channels()),
-              ("topology", net.topology.describe()), ("traffic", net.scenario.describe()),
-              ("properties", ", ".join(p.name for p in run.properties))]
-    click.echo(text_report(result, header, narrate))
-    if json_path is not None:
-        data = json_report(result, {"app": net.app.describe(), "protocol": net.protocol.name,
-                                    "command_order": net.options.command_order,
-                                    "threaded_controller": net.threaded,
-                                    "topology": net.topology.name, "packets": traffic["packets"],
-                                    "traffic": net.scenario.describe(),
-                                    "properties": [p.name for p in run.properties]}, narrate)
+    packets = traffic["packets"]
+    _check_output(json_path, "--json")
+    if checkpoint_path is not None:
+        check_writable(checkpoint_path, "--checkpoint")
+    if resume_path is not None and not resume_path.is_file():
+        why = "is not a file" if resume_path.exists() else "not found"
+        raise InputError(f"--resume: checkpoint {str(resume_path)!r} {why}")
+    started = time.monotonic()
+    with Watchdog(max_seconds=max_seconds, max_memory=max_memory, call_seconds=max_handler_seconds) as watchdog:
         try:
-            json_path.write_text(json.dumps(data, indent=2) + "\n")
-        except OSError as exc:
-            raise InputError(f"cannot write --json {str(json_path)!r}: {exc.strerror or exc}") from exc
-    if result.stop_reason == "interrupted":
-        sys.exit(EXIT_INTERRUPTED)
-    sys.exit(EXIT_OK if result.ok else EXIT_VIOLATION)
+            run = build(app, topology=topology, protocol=protocol, **traffic,
+                        properties=list(properties) or None, app_options=_app_options(app_options, bug),
+                        sender=sender, receiver=receiver, count_load=count_load,
+                        threaded_controller=threaded_controller, command_order=command_order,
+                        guard=watchdog.guard)
+        except StopRequest as stop:  # a limit reached while importing the app or building the network
+            result = not_started(stop.reason, stop.signum, time.monotonic() - started)
+            stopped_header = {"app": app, "protocol": protocol, "topology": topology, "packets": packets}
+            limit = stop.reason
+
+            def write_nothing() -> None:
+                click.echo(f"INCOMPLETE: --{limit} reached while building the network (importing the app, "
+                           "switch joins); nothing was explored")
+                if json_path is not None:
+                    write_atomic(json_path, json.dumps(json_report(result, stopped_header, None), indent=2) + "\n",
+                                 "--json")
+
+            finish(result.verdict, result.signal, lambda: verdict_line(result), write_nothing, ctx)
+        net = run.network
+        progress = _progress()
+        try:
+            result = search(run, limits=limits, keep_going=keep_going, fingerprint=fingerprint, watchdog=watchdog,
+                            progress=progress, checkpoint=checkpoint_path, resume=resume_path,
+                            checkpoint_every=checkpoint_every, on_checkpoint_error=_checkpoint_warning)
+        finally:
+            if progress is not None:
+                progress.clear()
+        narrate = CheckedNarrator(result, net.narrate)
+        header = [("app", net.app.describe()), ("protocol", net.protocol.name),
+                  ("channels", net.options.describe_channels()),
+                  ("topology", net.topology.describe()), ("traffic", net.scenario.describe()),
+                  ("properties", ", ".join(p.name for p in run.properties))]
+        if resume_path is not None:
+            header.append(("resumed from", str(resume_path)))
+        if checkpoint_path is not None:
+            header.append(("checkpoint", str(checkpoint_path)))
+
+        def write() -> None:
+            click.echo(text_report(result, header, narrate))
+            if json_path is not None:
+                data = json_report(result, {"app": net.app.describe(), "protocol": net.protocol.name,
+                                            "command_order": net.options.command_order,
+                                            "threaded_controller": net.threaded,
+                                            "topology": net.topology.name, "packets": packets,
+                                            "traffic": net.scenario.describe(),
+                                            "properties": [p.name for p in run.properties]}, narrate)
+                write_atomic(json_path, json.dumps(data, indent=2) + "\n", "--json")
+
+        finish(result.verdict, result.signal, lambda: verdict_line(result), write, ctx)
 
 
 def _phrase(text: str) -> str:
@@ -218,7 +407,8 @@ def list_cmd() -> None:
     click.echo(_entry("paths:A,D", "two disjoint paths of A and D switches between h1 and h2 (energy-te)"))
     click.echo(_entry("FILE.graphml|.gml|other", "a graph file (other suffixes: edge list); hosts marked by a "
                       "'host' attribute or named h1, h2, ..."))
-    click.echo(_entry("FILE.py:FUNCTION", "a Python function returning a networkx graph"))
+    click.echo(_entry("FILE.py:FUNCTION", "a function of that file returning a networkx graph (or "
+                      "MODULE:FUNCTION, declared with @topology_factory)"))
 
 
 def _register_delay() -> None:

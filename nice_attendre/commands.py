@@ -9,10 +9,11 @@ from typing import Any
 
 import click
 
-from nice_attendre.cli import (EXIT_INTERRUPTED, EXIT_OK, EXIT_VIOLATION, _app_options, _check_output,
-                               _traffic, scenario_options)
+from nice_attendre.cli import _app_options, _check_output, _traffic, finish, scenario_options
 from nice_attendre.errors import InputError
-from nice_attendre.report import table_lines
+from nice_attendre.models.channels import describe_semantics
+from nice_attendre.exit_codes import EXIT_CODES_HELP, for_signal
+from nice_attendre.report import signal_name, table_lines
 
 #: Printed notes wrap at this width.
 NOTE_WIDTH = 100
@@ -31,10 +32,10 @@ def _protocol_list(value: str) -> list[str]:
 
 
 def _write(path: Path, text: str, option: str) -> None:
-    try:
-        path.write_text(text)
-    except OSError as exc:
-        raise InputError(f"cannot write {option} {str(path)!r}: {exc.strerror or exc}") from exc
+    """Write an output file atomically (no truncated file on failure)."""
+    from nice_attendre.output import write_atomic
+
+    write_atomic(path, text, option)
 
 
 def _ratio_text(base: Any, row: Any) -> str:
@@ -55,20 +56,26 @@ def _ratio_text(base: Any, row: Any) -> str:
     return f"{numerator / denominator:.2f}x"
 
 
-@click.command()
+@click.command(epilog=EXIT_CODES_HELP)
 @scenario_options
 @click.option("--protocols", default="openflow,openflow-b,attendre", show_default=True,
               help="Comma-separated protocol variants; ratios are to the first.")
 @click.option("--load", is_flag=True,
               help="Also measure control-plane messages per complete execution (a second exploration).")
-def compare(app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
-            scenario_file: str | None, sender: str | None, receiver: str | None,
-            properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
+@click.pass_context
+def compare(ctx: click.Context, app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
+            scenario_file: str | None, sender: str | None,
+            receiver: str | None, properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
             max_transitions: int | None, max_states: int | None, max_depth: int | None,
-            max_seconds: float | None, threaded_controller: bool, command_order: str, keep_going: bool,
-            fingerprint: bool,
+            max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
+            threaded_controller: bool, command_order: str, keep_going: bool, fingerprint: bool,
             json_path: Path | None, protocols: str, load: bool) -> None:
-    """Verify APP under several protocols and compare the state spaces side by side."""
+    """Verify APP under several protocols and compare the state spaces side by side.
+
+    The limits apply to each protocol's verification (--max-seconds: each one's). The exit
+    status is 1 if any protocol violates a property, else that of an interruption, else 3
+    if any search is incomplete, else 0.
+    """
     from nice_attendre.compare import LOAD_NOTE, compare as run_compare, ratio
     from nice_attendre.models.network import LOAD_COUNTERS
 
@@ -79,13 +86,17 @@ def compare(app: str, topology: str | None, packets: int | None, flows: tuple[st
                        receiver=receiver, properties=list(properties) or None,
                        app_options=_app_options(app_options, bug), max_transitions=max_transitions,
                        max_states=max_states, max_depth=max_depth, max_seconds=max_seconds,
+                       max_memory=max_memory, max_handler_seconds=max_handler_seconds,
                        keep_going=keep_going, fingerprint=fingerprint, threaded_controller=threaded_controller,
                        command_order=command_order)
-    net = rows[0].result.system
-    click.echo(f"  app          {net.app.describe()}")
-    click.echo(f"  topology     {net.topology.describe()}")
-    click.echo(f"  traffic      {net.scenario.describe()}")
-    click.echo(f"  channels     {net.options.describe_channels()}")
+    # A row whose network was never built (a limit reached while building) has no system.
+    net = next((row.result.system for row in rows if row.result.system is not None), None)
+    app_text = net.app.describe() if net is not None else app
+    topology_name = net.topology.name if net is not None else (topology or "(the app's default)")
+    click.echo(f"  app          {app_text}")
+    click.echo(f"  topology     {net.topology.describe() if net is not None else topology_name}")
+    click.echo(f"  traffic      {net.scenario.describe() if net is not None else '(not built)'}")
+    click.echo(f"  channels     {describe_semantics(command_order, threaded_controller)}")
     click.echo("")
     base = rows[0]
     header = ["protocol", "transitions", "unique states", "revisits", "max depth", "time (s)",
@@ -109,31 +120,50 @@ def compare(app: str, topology: str | None, packets: int | None, flows: tuple[st
         note = LOAD_NOTE + ("; * = that exploration was cut short" if not all(r.load_complete for r in rows) else "")
         click.echo("")
         click.echo(textwrap.fill(note, width=NOTE_WIDTH, initial_indent="  ", subsequent_indent="  "))
-    stopped = [row.protocol for row in rows if row.interrupted]
+    stopped = [row for row in rows if row.interrupted]
     if stopped:
         skipped = names[len(rows):]
         click.echo("")
-        click.echo(f"interrupted (Ctrl-C) during {stopped[0]}"
+        click.echo(f"interrupted ({signal_name(stopped[0].result.signal)}) during {stopped[0].protocol}"
                    + (f"; not run: {', '.join(skipped)}" if skipped else ""), err=True)
-    if json_path is not None:
-        from nice_attendre.report import json_report
+    verdict = _overall_verdict(rows, len(names))
+    signum = stopped[0].result.signal if stopped else None
 
-        data = {"app": net.app.describe(), "topology": net.topology.name, "packets": traffic["packets"],
-                "traffic": net.scenario.describe(),
-                "command_order": command_order, "threaded_controller": threaded_controller,
-                "protocols": [
-                    {**json_report(row.result, {"protocol": row.protocol}, None),
-                     "ratio_to_first": ratio(base.transitions, row.transitions),
-                     "load": {name: {"min": lo, "max": hi} for name, (lo, hi) in row.load.items()}}
-                    for row in rows]}
-        _write(json_path, json.dumps(data, indent=2) + "\n", "--json")
-    if stopped:
-        sys.exit(EXIT_INTERRUPTED)
-    sys.exit(EXIT_OK if all(row.result.ok for row in rows) else EXIT_VIOLATION)
+    def write() -> None:
+        if json_path is not None:
+            from nice_attendre.report import json_report
+
+            data = {"app": app_text, "topology": topology_name, "packets": traffic["packets"],
+                    "traffic": net.scenario.describe() if net is not None else None,
+                    "command_order": command_order, "threaded_controller": threaded_controller,
+                    "verdict": verdict,
+                    "protocols": [
+                        {**json_report(row.result, {"protocol": row.protocol}, None),
+                         "ratio_to_first": ratio(base.transitions, row.transitions),
+                         "load": {name: {"min": lo, "max": hi} for name, (lo, hi) in row.load.items()}}
+                        for row in rows]}
+            _write(json_path, json.dumps(data, indent=2) + "\n", "--json")
+
+    def summary() -> str:
+        failed = ", ".join(dict.fromkeys(d.property for row in rows for d in row.result.discoveries))
+        return f"FAILED: {failed}" if failed else f"{verdict.upper()}: no violation found"
+
+    finish(verdict, signum, summary, write, ctx)
 
 
-def _range(value: str, option: str) -> list[int]:
-    """``"1-8"``, ``"1,2,5"`` or ``"1-3,5"`` -> the sorted whole numbers (each >= 1)."""
+def _overall_verdict(rows: list[Any], planned: int) -> str:
+    """One verdict for a comparison: ``violated`` if any protocol violates a property, else
+    ``interrupted`` if a signal stopped it, else ``incomplete`` if a search was cut, else ``ok``."""
+    verdicts = [row.result.verdict for row in rows]
+    if "violated" in verdicts:
+        return "violated"
+    if "interrupted" in verdicts or any(row.interrupted for row in rows) or len(rows) < planned:
+        return "interrupted"
+    return "incomplete" if "incomplete" in verdicts else "ok"
+
+
+def _range(value: str, option: str, maximum: int) -> list[int]:
+    """``"1-8"``, ``"1,2,5"`` or ``"1-3,5"`` -> the sorted whole numbers (each from 1 to ``maximum``)."""
     result: list[int] = []
     expected = "expected N, N-M or a comma-separated list of them, e.g. 1-3,5"
     for part in value.split(","):
@@ -143,8 +173,12 @@ def _range(value: str, option: str) -> list[int]:
             low_n, high_n = int(low), int(high)
             if low_n > high_n:
                 raise InputError(f"{option}: bad range {part!r} (its start is above its end)")
+            if high_n > maximum:
+                raise InputError(f"{option}: values must be at most {maximum:,}, got {part!r}")
             result.extend(range(low_n, high_n + 1))
         elif not dash and part.isdecimal():
+            if int(part) > maximum:
+                raise InputError(f"{option}: values must be at most {maximum:,}, got {part!r}")
             result.append(int(part))
         else:
             raise InputError(f"{option}: bad value {part!r} ({expected})")
@@ -175,12 +209,13 @@ def _run_grids(grids: list[Any], cap: int, quiet: bool) -> list[list[Any]]:
 
     try:
         return [run_grid(specs, cap, None if quiet else _print_cell) for specs in grids]
-    except KeyboardInterrupt:
-        click.echo("interrupted (Ctrl-C)", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", None)
+        click.echo(f"interrupted ({signal_name(signum)})", err=True)
+        sys.exit(for_signal(signum))
 
 
-@bench.command(name="route-flow")
+@bench.command(name="route-flow", epilog=EXIT_CODES_HELP)
 @click.option("--switches", default="1-8", show_default=True, help="Switch counts (range or list).")
 @click.option("--packets", default="1-5", show_default=True, help="Packet counts (range or list).")
 @click.option("--protocols", default="openflow,openflow-b,attendre", show_default=True)
@@ -195,7 +230,11 @@ def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_
     from nice_attendre.experiments import cells_csv, grid_table, route_flow_specs
 
     names = _protocol_list(protocols)
-    specs = route_flow_specs(_range(switches, "--switches"), _range(packets, "--packets"), names)
+    from nice_attendre.api import MAX_PACKETS
+    from nice_attendre.models.topology import MAX_SWITCHES
+
+    specs = route_flow_specs(_range(switches, "--switches", MAX_SWITCHES), _range(packets, "--packets", MAX_PACKETS),
+                             names)
     _check_output(csv_path, "--csv")
     [cells] = _run_grids([specs], cap, quiet)
     click.echo(f"Fig. 8 - route-flow, transitions per protocol (cap {cap:,} per cell)")
@@ -206,7 +245,7 @@ def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_
         click.echo(f"wrote {csv_path}")
 
 
-@bench.command(name="paper")
+@bench.command(name="paper", epilog=EXIT_CODES_HELP)
 @click.option("--max-transitions", "cap", default=1_000_000, show_default=True, type=click.IntRange(min=1),
               help="Per-cell cap; cells over it are reported as >cap and larger cells are not run.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -243,8 +282,7 @@ def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: 
         _write(csv_path, cells_csv([*route, *mac, *energy]), "--csv")
         click.echo(f"wrote {csv_path}")
     if plot_path is not None:
-        try:
-            plot_fig8(route, str(plot_path))
-        except OSError as exc:
-            raise InputError(f"cannot write --plot {str(plot_path)!r}: {exc.strerror or exc}") from exc
+        from nice_attendre.output import write_with
+
+        write_with(plot_path, lambda temp: plot_fig8(route, str(temp)), "--plot")
         click.echo(f"wrote {plot_path}")

@@ -1,10 +1,11 @@
 """Side-by-side verification of one app under several protocol variants (front end)."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from nice_attendre.errors import InputError
+from nice_attendre.errors import InputError, Interrupted
 from nice_attendre.result import Result
 
 LOAD_NOTE = ("control-plane load: messages per complete execution (min..max over every quiescent "
@@ -33,31 +34,43 @@ def compare(app: Any, protocols: Sequence[str], *, load: bool = False, **options
     """Verify ``app`` under each of ``protocols`` with the same scenario ``options``
     (the keywords of :func:`nice_attendre.api.verify`). With ``load``, each protocol is
     explored a second time with control-plane counters in the state (see :data:`LOAD_NOTE`);
-    the counts of the first exploration are unaffected. A run interrupted by Ctrl-C ends the
-    comparison: its row is the last one returned.
+    the counts of the first exploration are unaffected.
+
+    Ctrl-C (or SIGTERM/SIGHUP on the command line) during a verification ends the
+    comparison: that protocol's row, with its partial result, is the last one returned and
+    is marked ``interrupted``. An interruption before anything was explored re-raises it.
     """
-    from nice_attendre.api import verify
+    from nice_attendre.api import not_started, verify
     from nice_attendre.models.protocols import protocol_class
 
     if not protocols:
         raise InputError("compare needs at least one protocol")
     for name in protocols:
         protocol_class(name)
-    rows = []
+    rows: list[Row] = []
     for name in protocols:
-        result = verify(app, protocol=name, **options)
-        if result.stop_reason == "interrupted":
-            rows.append(Row(name, result, {}, not load, interrupted=True))
+        try:
+            result = verify(app, protocol=name, **options)
+        except Interrupted as stop:
+            if stop.result is None and not rows:
+                raise
+            partial = stop.result if stop.result is not None else not_started("interrupted", stop.signum, 0.0)
+            if partial.system is None and rows:
+                partial = dataclasses.replace(partial, system=rows[0].result.system)
+            rows.append(Row(name, partial, {}, not load, interrupted=True))
             break
         measured: dict[str, tuple[int, int]] = {}
         complete = True
         if load:
-            counted = verify(app, protocol=name, count_load=True, **options)
+            try:
+                counted = verify(app, protocol=name, count_load=True, **options)
+            except Interrupted as stop:
+                if stop.result is not None:
+                    measured, complete = dict(stop.result.metrics), False
+                rows.append(Row(name, result, measured, False, interrupted=True))
+                break
             measured = dict(counted.metrics)
             complete = counted.complete
-            if counted.stop_reason == "interrupted":
-                rows.append(Row(name, result, measured, complete, interrupted=True))
-                break
         rows.append(Row(name, result, measured, complete))
     return rows
 

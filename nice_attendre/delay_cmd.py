@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import importlib
+import math
 from pathlib import Path
 from typing import Any, Callable
 
@@ -272,16 +273,44 @@ def delay(
     the three claims of VIII.D. Durations take a unit (1ms, 5us, 167ns; a bare
     number is seconds); lists are comma-separated or START:STOP:COUNT.
     """
+    from nice_attendre.output import prepare, write_with
+
+    prepare(csv_path, "--csv")
+    prepare(plot_path, "--plot")
     plt = _require_matplotlib() if plot_path is not None else None
     params = _params(config, options)
+    _check_size(params, samples)
     try:
         study = grid_study(params) if samples is None else monte_carlo_study(params, samples, seed)
     except DelayModelError as err:
         raise click.UsageError(str(err)) from None
     click.echo(render_report(study, check_claims(study)))
     if csv_path is not None:
-        write_csv(study, csv_path)
+        write_with(csv_path, lambda temp: write_csv(study, temp), "--csv")
         click.echo(f"\nwrote {study.openflow.size} rows to {csv_path}")
     if plot_path is not None:
-        write_plot(study, plot_path, plt)
+        write_with(plot_path, lambda temp: write_plot(study, temp, plt), "--plot")
         click.echo(f"wrote delay CDFs to {plot_path}")
+
+
+#: Most cases (RTT combinations) a grid study may have; the model's own limit.
+MAX_GRID_CASES = 5_000_000
+#: Most values drawn per quantity in a Monte Carlo study (samples x switches x controller delays).
+MAX_MONTE_CARLO_VALUES = 20_000_000
+
+
+def _check_size(params: DelayParams, samples: int | None) -> None:
+    """Refuse a study too large to hold in memory, before computing anything (a huge N or N
+    of samples would otherwise end in a memory error, or in an overflow formatting the size)."""
+    n = params.n_switches
+    if samples is None:
+        values = len(params.tau)
+        if values > 1 and n * math.log10(values) > math.log10(MAX_GRID_CASES):
+            count = str(values ** n) if n * math.log10(values) < 100 else "more than 10^100"
+            raise click.BadParameter(
+                f"the grid would have {values}^{n} = {count} RTT combinations (limit {MAX_GRID_CASES:,}); "
+                "use fewer switches or tau values, or --monte-carlo", param_hint="--n-switches")
+    elif samples * n * len(params.p_c) > MAX_MONTE_CARLO_VALUES:
+        raise click.BadParameter(
+            f"{samples:,} samples x {n} switches x {len(params.p_c)} controller delays is more than "
+            f"{MAX_MONTE_CARLO_VALUES:,} values per quantity; use fewer samples", param_hint="--monte-carlo")

@@ -1,6 +1,8 @@
 """Typed errors of the library. Only the command line turns them into exit codes."""
 from __future__ import annotations
 
+from typing import Any
+
 
 class NiceAttendreError(Exception):
     """Base of every error the library raises on purpose."""
@@ -62,3 +64,46 @@ class NondeterminismError(ModelError):
             f"the app is not deterministic: replaying a reported trace gave another state at step {step} "
             f"({what}); its handlers must depend only on their arguments (no globals, clock or unseeded "
             "randomness), so the trace cannot be shown")
+
+
+class Interrupted(KeyboardInterrupt):
+    """A run ended by a signal (Ctrl-C's SIGINT, or SIGTERM/SIGHUP on the command line).
+
+    A subclass of :class:`KeyboardInterrupt`, so code that stops on Ctrl-C stops on it too.
+    ``signum`` is the signal's number; ``result`` is the partial
+    :class:`~nice_attendre.result.Result` of the search it interrupted (``None`` when it
+    came before or after a search). :func:`nice_attendre.verify` raises it after keeping the
+    partial result, so a caller can still read what was explored.
+    """
+
+    def __init__(self, signum: int = 2, result: Any = None) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.result = result
+
+
+class StopRequest(BaseException):
+    """Raised inside a call into user code (an app handler) to end the search now.
+
+    Not an :class:`Exception`, so an app handler's ``except Exception`` does not swallow it
+    and the platform does not report it as an app exception. ``reason`` is the stop reason
+    the search then reports (``"max-seconds"``, ``"max-memory"``, ``"interrupted"``);
+    ``signum`` the signal, for ``"interrupted"``.
+    """
+
+    def __init__(self, reason: str, signum: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.signum = signum
+
+
+class CallTimeout(BaseException):
+    """Raised inside a call into user code that ran longer than its time limit.
+
+    The platform reports it as an app exception of that call (with the trace that led
+    there). Not an :class:`Exception`, so a handler's ``except Exception`` does not hide it.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds

@@ -54,10 +54,19 @@ def import_file(path: Path, what: str, error: type[InputError]) -> ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # the user's file failed while importing
+    except BaseException as exc:  # the user's file failed while importing (or was interrupted)
         del sys.modules[name]
-        raise error(f"importing {what} {str(path)!r} failed: {type(exc).__name__}: {exc}") from exc
+        if isinstance(exc, (Exception, SystemExit)) and not isinstance(exc, MemoryError):
+            raise error(f"importing {what} {str(path)!r} failed: {_failure(exc)}") from exc
+        raise
     return module
+
+
+def _failure(exc: BaseException) -> str:
+    """What went wrong in user code: ``RuntimeError: message`` or ``it called sys.exit(0)``."""
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r})"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def import_module(name: str, what: str, error: type[InputError]) -> ModuleType:
@@ -66,8 +75,10 @@ def import_module(name: str, what: str, error: type[InputError]) -> ModuleType:
         return importlib.import_module(name)
     except ImportError as exc:
         raise error(f"cannot import {what} {name!r}: {exc}") from exc
-    except Exception as exc:  # the module itself raised while importing
-        raise error(f"importing {what} {name!r} failed: {type(exc).__name__}: {exc}") from exc
+    except MemoryError:
+        raise
+    except (Exception, SystemExit) as exc:  # the module itself raised (or exited) while importing
+        raise error(f"importing {what} {name!r} failed: {_failure(exc)}") from exc
 
 
 def import_target(target: str, what: str, error: type[InputError]) -> ModuleType:

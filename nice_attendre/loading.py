@@ -111,6 +111,10 @@ def load_app(app: Any, options: Mapping[str, Any] | None = None) -> Any:
         raise AppLoadError(f"{app!r} is not an app (a subclass of nice_attendre.models.app.App)")
     try:
         return cls(**options)
+    except MemoryError:
+        raise
+    except SystemExit as exc:
+        raise AppLoadError(f"cannot create {cls.__name__}: its constructor called sys.exit({exc.code!r})") from exc
     except Exception as exc:  # the constructor rejected the options (or is broken)
         why = str(exc) if isinstance(exc, (TypeError, ValueError)) else f"{type(exc).__name__}: {exc}"
         accepted = _accepted_options(cls) if isinstance(exc, TypeError) else None

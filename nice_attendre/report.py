@@ -39,8 +39,51 @@ STOP_REASONS = {
     "max-states": "stopped by --max-states",
     "max-depth": "states beyond --max-depth not expanded",
     "max-seconds": "stopped by --max-seconds",
-    "interrupted": "interrupted (Ctrl-C)",
+    "max-memory": "stopped by --max-memory",
+    "out-of-memory": "out of memory",
+    "interrupted": "interrupted by Ctrl-C",
 }
+
+
+def printable(text: str) -> str:
+    """``text`` with control and other unprintable characters escaped (``\\n``, ``\\x1b``):
+    text from user code (an exception's message, an app's description) cannot forge report
+    lines or send escape sequences to the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def signal_name(signum: int | None) -> str:
+    """``Ctrl-C`` for SIGINT (or no signal), else the signal's name (``SIGTERM``)."""
+    import signal
+
+    if signum is None or signum == signal.SIGINT:
+        return "Ctrl-C"
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def stop_text(result: Result) -> str:
+    """Why the search stopped, in words."""
+    reason = result.stop_reason or ""
+    if reason == "interrupted":
+        return f"interrupted by {signal_name(result.signal)}"
+    return STOP_REASONS.get(reason, reason)
+
+
+def verdict_line(result: Result) -> str:
+    """The last line of a report: ``OK``, ``FAILED: ...``, ``INCOMPLETE: ...`` or ``INTERRUPTED: ...``.
+    Only a complete search without violation says OK."""
+    verdict = result.verdict
+    if verdict == "violated":
+        return "FAILED: " + ", ".join(dict.fromkeys(d.property for d in result.discoveries))
+    if verdict == "ok":
+        return "OK: no property violated"
+    word = "INTERRUPTED" if verdict == "interrupted" else "INCOMPLETE"
+    return f"{word}: no violation in the part explored, but the search was not complete ({stop_text(result)})"
 
 
 #: Width of the label column of the header and the counts; values start after it.
@@ -85,8 +128,7 @@ def stats_lines(result: Result) -> list[str]:
     if result.complete:
         lines.append(_row("search", "complete"))
     else:
-        reason = result.stop_reason or ""
-        lines.append(_row("search", "INCOMPLETE", STOP_REASONS.get(reason, reason)))
+        lines.append(_row("search", "INCOMPLETE", stop_text(result)))
     for name, (low, high) in sorted(result.metrics.items()):
         lines.append(_row(name, f"{low:,} .. {high:,}", "min .. max per complete execution"))
     return lines
@@ -122,7 +164,8 @@ def discovery_lines(index: int, discovery: Discovery, narrate: Narrate | None) -
 
 
 def text_report(result: Result, header: Iterable[tuple[str, str]], narrate: Narrate | None) -> str:
-    """The whole report of one verification, as printed by ``nice-attendre verify``."""
+    """The whole report of one verification, as printed by ``nice-attendre verify``. Every
+    line is :func:`printable`: text from user code cannot add lines of its own."""
     lines = [f"  {label:<{LABEL_WIDTH}} {value}" for label, value in header]
     lines.append("")
     lines.extend(stats_lines(result))
@@ -130,12 +173,8 @@ def text_report(result: Result, header: Iterable[tuple[str, str]], narrate: Narr
     for index, discovery in enumerate(result.discoveries, start=1):
         lines.extend(discovery_lines(index, discovery, narrate))
         lines.append("")
-    if result.ok:
-        lines.append("OK: no property violated" + ("" if result.complete else " in the part explored"))
-    else:
-        names = ", ".join(dict.fromkeys(d.property for d in result.discoveries))
-        lines.append(f"FAILED: {names}")
-    return "\n".join(lines)
+    lines.append(verdict_line(result))
+    return "\n".join(printable(line) for line in lines)
 
 
 def trace_json(discovery: Discovery, narrate: Narrate | None) -> list[dict[str, Any]]:
@@ -165,6 +204,8 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "transitions_per_second": round(stats.transitions_per_second, 1),
         "complete": result.complete,
         "stop_reason": result.stop_reason,
+        "verdict": result.verdict,
+        "signal": signal_name(result.signal) if result.stop_reason == "interrupted" else None,
         "ok": result.ok,
         "metrics": {name: {"min": low, "max": high} for name, (low, high) in sorted(result.metrics.items())},
         "violations": [

@@ -50,15 +50,21 @@ class Discovery:
     reason: str = ""
 
 
+#: What a search's outcome means, for people and for CI (see :attr:`Result.verdict`).
+VERDICTS = ("ok", "violated", "incomplete", "interrupted")
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """The outcome of a search.
 
     ``complete`` is False when a limit, Ctrl-C or the first violation cut the search short;
-    ``stop_reason`` then names what stopped it. ``metrics`` maps a metric's name to its
-    (min, max) over the quiescent states reached (absent when none was reached).
-    ``system`` is the explored system when the front end sets it (to replay and describe
-    the traces); the checker itself leaves it ``None``.
+    ``stop_reason`` then names what stopped it (``violation``, ``max-transitions``,
+    ``max-states``, ``max-depth``, ``max-seconds``, ``max-memory``, ``out-of-memory``,
+    ``interrupted``); ``signal`` is the number of the signal that interrupted it.
+    ``metrics`` maps a metric's name to its (min, max) over the quiescent states reached
+    (absent when none was reached). ``system`` is the explored system when the front end
+    sets it (to replay and describe the traces); the checker itself leaves it ``None``.
     """
 
     stats: Stats
@@ -67,11 +73,24 @@ class Result:
     stop_reason: str | None = None
     metrics: dict[str, tuple[int, int]] = field(default_factory=dict)
     system: Any = field(default=None, compare=False, repr=False)
+    signal: int | None = None
+
+    @property
+    def verdict(self) -> str:
+        """``violated`` when a property failed (whatever else happened); otherwise ``ok`` for
+        a complete search, ``interrupted`` for one a signal (Ctrl-C) ended, and
+        ``incomplete`` for one a limit or exhausted memory ended."""
+        if self.discoveries:
+            return "violated"
+        if self.complete:
+            return "ok"
+        return "interrupted" if self.stop_reason == "interrupted" else "incomplete"
 
     @property
     def ok(self) -> bool:
-        """True when no property was violated (a partial search can still be ok)."""
-        return not self.discoveries
+        """True only when the search was complete and no property was violated: an
+        incomplete or interrupted search is never ok."""
+        return self.verdict == "ok"
 
     def discovery(self, name: str) -> Discovery | None:
         """The discovery for property ``name``, if it was violated."""

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models import flowtable
+from nice_attendre.errors import CallTimeout
 from nice_attendre.models.app import (BarrierRequestRequest, FlowModRequest, InstallPathRequest, Out,
-                                      PacketOutRequest, PortStatsRequestRequest, Request)
+                                      PacketOutRequest, PortStatsRequestRequest, Request, app_failure,
+                                      bad_state)
 from nice_attendre.models.events import ControllerStats
 from nice_attendre.models.messages import (NO_TIMEOUTS, TABLE, BarrierReply, BarrierRequest, BufferId, FlowMod,
                                            FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatsRequest)
@@ -56,6 +58,7 @@ class OpenFlow:
         self.version: str = net.app.openflow_version
         self._stats_cache: dict[int, tuple[ControllerStats, ...]] = {}
         self._install_cache: dict[tuple[int, int], tuple[FlowMod, int, flowtable.Entry | None]] = {}
+        self._valid_requests: set[Any] = set()  # matches and hops Out has checked (see Out)
 
     # ---- initial state -----------------------------------------------------------------
 
@@ -465,20 +468,43 @@ class OpenFlow:
                 context: PacketIn | None) -> None:
         """Run one app handler; store its new state; send what it asked for.
 
-        An exception in the handler, or an unhashable new state, becomes the alert
-        ``app-exception`` (the app's state and the network are left as they were).
+        A handler that raises (``sys.exit`` included), makes a malformed request, runs past
+        the per-call time limit, or returns an unhashable value (or ``None`` where the app
+        had a state) becomes the alert ``app-exception`` naming the handler (the app's state
+        and the network are left as they were). ``MemoryError``, Ctrl-C and the search's own
+        stops are not the app's findings: they pass through. The call is marked on the
+        network's :class:`~nice_attendre.watchdog.CallGuard` so a watchdog may interrupt it.
         """
         net = self.net
-        out = Out(self.topology)
+        out = Out(self.topology, self._valid_requests)
         app = net.app
+        guard = net.guard
+        before = tx.get(net.slot_app)
+        guard.calls += 1
+        guard.active = True
         try:
-            state = call(app, tx.get(net.slot_app), out)
-            tx.put(net.slot_app, state)
-        except UnsupportedFeature:  # not an app bug: the model cannot run this app
+            state = call(app, before, out)
+            guard.active = False
+        except (MemoryError, UnsupportedFeature):  # not the app's bug: no finding
+            guard.active = False
             raise
-        except Exception as exc:  # an app bug is a finding, not a crash
-            tx.alert("app-exception", f"{type(app).__name__}.{handler} raised {type(exc).__name__}: {exc} "
-                     f"(handling {what})")
+        except (Exception, SystemExit, CallTimeout) as exc:  # an app bug is a finding, not a crash
+            guard.active = False
+            tx.alert("app-exception", f"{type(app).__name__}.{handler} {app_failure(exc)} (handling {what})")
+            return
+        except BaseException:
+            guard.active = False
+            raise
+        problem = bad_state(state, before) if state is None and before is not None else None
+        if problem is None:
+            try:
+                tx.put(net.slot_app, state)
+            except TypeError:
+                problem = bad_state(state, before, hashing=True)
+                if problem is None:
+                    raise
+        if problem is not None:
+            tx.alert("app-exception", f"{type(app).__name__}.{handler} returned {problem} (handling {what})")
             return
         tx.note(lambda: f"controller: {type(app).__name__}.{handler} handles {what}")
         self.dispatch(tx, out.requests, context)

@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 import nice_attendre.api
 from nice_attendre.cli import main
 from nice_attendre.compare import LOAD_NOTE
+from nice_attendre.errors import Interrupted
 
 #: Properties whose monitors keep no history, so the counts are those of the bare state space.
 PLAIN_PROPERTIES = ["-p", "no-forwarding-loops", "-p", "no-black-holes", "-p", "no-forgotten-packets"]
@@ -183,7 +184,7 @@ def test_compare_load_note_wraps_at_100_characters(loaded: tuple[Result, dict]) 
 
 def test_compare_with_a_cap_marks_cut_load_and_bounds_the_ratios() -> None:
     result = run(*LINEAR_3_2, "--load", "--max-transitions", "1000")
-    assert result.exit_code == 0, result.output  # no violation in the part explored
+    assert result.exit_code == 3, result.output  # incomplete: no violation in the part explored
     _, rows = table(result.stdout)
     assert rows == {
         "openflow": ["1,000", "429", "572", "40", "1.00x", "INCOMPLETE (max-transitions)", "none",
@@ -200,7 +201,7 @@ def test_compare_with_a_cap_marks_cut_load_and_bounds_the_ratios() -> None:
 
 def test_compare_ratio_to_a_cut_search_is_an_upper_bound() -> None:
     result = run(*LINEAR_3_2, "--protocols", "attendre,openflow", "--max-transitions", "1000")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # one search was cut: incomplete
     _, rows = table(result.stdout)
     assert [rows["attendre"][4], rows["openflow"][4]] == ["1.00x", "<0.43x"]
 
@@ -240,25 +241,33 @@ def test_compare_json_in_a_missing_folder_fails_before_running(tmp_path: Path) -
     assert result.stdout == ""
 
 
-def test_compare_ctrl_c_stops_at_that_protocol_and_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("signum, code, name", [(2, 130, "Ctrl-C"), (15, 143, "SIGTERM"), (1, 129, "SIGHUP")])
+def test_compare_interrupt_stops_at_that_protocol_and_exits_128_plus_signal(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, signum: int, code: int, name: str) -> None:
     real = nice_attendre.api.verify
     calls = []
 
     def verify(app: Any, **options: Any) -> Any:
         calls.append(options["protocol"])
         result = real(app, **options)
-        if options["protocol"] == "openflow-b":  # as if Ctrl-C was pressed during it
-            return dataclasses.replace(result, complete=False, stop_reason="interrupted")
+        if options["protocol"] == "openflow-b":  # as if the signal came during it: the library raises
+            raise Interrupted(signum, dataclasses.replace(result, complete=False, stop_reason="interrupted",
+                                                          signal=signum))
         return result
 
     monkeypatch.setattr(nice_attendre.api, "verify", verify)
-    result = run("compare", "route-flow", "-t", "linear:2", "--load")
-    assert result.exit_code == 130, (result.output, result.exception)
+    out = tmp_path / "c.json"
+    result = run("compare", "route-flow", "-t", "linear:2", "--load", "--json", str(out))
+    assert result.exit_code == code, (result.output, result.exception)
     assert calls == ["openflow", "openflow", "openflow-b"]  # openflow's load run; nothing after the interrupt
     _, rows = table(result.stdout)
     assert list(rows) == ["openflow", "openflow-b"]
     assert rows["openflow-b"][5] == "INCOMPLETE (interrupted)"
-    assert result.stderr == "interrupted (Ctrl-C) during openflow-b; not run: attendre\n"
+    assert result.stderr == f"interrupted ({name}) during openflow-b; not run: attendre\n"
+    data = json.loads(out.read_text())  # the partial report is written
+    assert data["verdict"] == "interrupted"
+    assert [(p["protocol"], p["verdict"], p["ok"]) for p in data["protocols"]] == [
+        ("openflow", "ok", True), ("openflow-b", "interrupted", False)]
 
 
 # ---- bench route-flow ------------------------------------------------------------------------------
@@ -402,6 +411,18 @@ def test_bench_route_flow_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch) -> N
     assert result.exit_code == 130, (result.output, result.exception)
     assert result.stdout == ""
     assert result.stderr == "interrupted (Ctrl-C)\n"
+
+
+def test_bench_route_flow_sigterm_exits_143(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = nice_attendre.api.verify
+
+    def verify(app: Any, **options: Any) -> Any:
+        raise Interrupted(15, dataclasses.replace(real(app, **options), complete=False, stop_reason="interrupted"))
+
+    monkeypatch.setattr(nice_attendre.api, "verify", verify)
+    result = run(*BENCH, "-q")
+    assert result.exit_code == 143, (result.output, result.exception)
+    assert result.stderr == "interrupted (SIGTERM)\n"
 
 
 # ---- bench paper: the directions of the paper's claims (slow) ---------------------------------------

@@ -6,7 +6,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from nice_attendre.cli import EXIT_NONDETERMINISTIC, main
+from nice_attendre.cli import main
+from nice_attendre.exit_codes import ExitCode
+
+EXIT_NONDETERMINISTIC = ExitCode.NONDETERMINISTIC
 from tests_data_apps import load, path
 
 

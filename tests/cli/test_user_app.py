@@ -134,8 +134,10 @@ def test_errors_from_python() -> None:
         verify(f"{APPS / 'import_fails.py'}:Broken")
     with pytest.raises(AppLoadError, match=r"is not an app"):
         verify(dict)
-    with pytest.raises(InputError, match=r"^packets must be a whole number >= 0, got -1$"):
+    with pytest.raises(InputError, match=r"^packets must be a whole number from 0 to 1000, got -1$"):
         verify("route-flow", packets=-1)
+    with pytest.raises(InputError, match=r"^packets must be a whole number from 0 to 1000, got 10{20}$"):
+        verify("route-flow", packets=10**20)
 
 
 def test_loading_a_file_twice_gives_the_same_class() -> None:

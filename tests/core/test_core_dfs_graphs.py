@@ -383,7 +383,7 @@ def test_sometimes_not_reported_when_the_search_was_cut(graph: Graph) -> None:
         if result.complete:
             assert [d.property for d in result.discoveries] == ["never"]
         else:
-            assert result.ok, (limits, result)
+            assert result.discoveries == () and result.verdict == "incomplete", (limits, result)
     # The depth and transition limits cut this search exactly when a root has an event.
     cut = transitions > 0
     assert dfs(graph, [never], limits=Limits(max_depth=0)).complete == (not cut)
@@ -484,6 +484,7 @@ def test_ctrl_c_returns_the_partial_result(graph: Graph, data: st.DataObject) ->
     result = dfs(Interrupted(graph), [Property.sometimes("never", lambda s: False)])
     assert (result.complete, result.stop_reason) == (False, "interrupted")
     assert result.stats.transitions == k - 1
-    assert result.ok  # a cut search does not claim that "never" never holds
+    # A cut search does not claim that "never" never holds, and is not ok either.
+    assert result.discoveries == () and (result.verdict, result.ok) == ("interrupted", False)
     cut = [i for i, rec in enumerate(log) if rec.kind in ("new", "revisit")][k - 1]
     assert result.stats.counts() == counts(log[:cut])

@@ -236,7 +236,7 @@ def error_of(spec) -> str:
 
 @pytest.mark.parametrize("spec", ["linear:0", "linear:x", "linear:", "linear:-1", "linear:1.5", "linear:\u00b2"])
 def test_bad_linear_spec(spec: str) -> None:
-    assert error_of(spec) == f"bad topology {spec!r}: linear:N needs a whole number N >= 1"
+    assert error_of(spec) == f"bad topology {spec!r}: linear:N needs a whole number 1 <= N <= 1000"
 
 
 def test_missing_graph_file() -> None:

@@ -1,0 +1,54 @@
+"""The command line's exit codes, in one place (the README and ``--help`` list the same).
+
+Only the command line exits; the library returns results and raises typed errors. A
+violation found is never hidden behind another code: once a property is violated the exit
+code is 1, whatever stopped the search afterwards.
+"""
+from __future__ import annotations
+
+import enum
+import signal
+
+
+class ExitCode(enum.IntEnum):
+    """What a run of ``nice-attendre`` ended with."""
+
+    #: The search was complete and no property was violated.
+    OK = 0
+    #: A property was violated (the report shows its trace).
+    VIOLATION = 1
+    #: Bad input or usage: an unknown name, a malformed file or option (one line, no traceback).
+    INPUT = 2
+    #: Incomplete: a limit (--max-transitions, --max-states, --max-depth, --max-seconds,
+    #: --max-memory) or exhausted memory ended the search before it was complete, and no
+    #: violation was found in the part explored.
+    INCOMPLETE = 3
+    #: The app is not deterministic (a replayed trace differs from the search's).
+    NONDETERMINISTIC = 4
+    #: A bug in nice-attendre itself (one line says so; ``--debug`` shows the traceback).
+    INTERNAL = 70
+    #: Interrupted by Ctrl-C (SIGINT); SIGTERM and SIGHUP give 128 + their number.
+    INTERRUPTED = 130
+
+
+#: The help text's summary of the codes.
+EXIT_CODES_HELP = ("Exit status: 0 complete, no violation; 1 a property violated; 2 bad input; "
+                   "3 incomplete (a limit ended the search, no violation found); 4 the app is not "
+                   "deterministic; 70 internal error (a bug in nice-attendre); 130 interrupted by Ctrl-C, "
+                   "143 by SIGTERM, 129 by SIGHUP.")
+
+
+def for_signal(signum: int | None) -> int:
+    """128 + the signal's number (130 for Ctrl-C), the shell's convention."""
+    return 128 + (signum if signum is not None else signal.SIGINT)
+
+
+def for_verdict(verdict: str, signum: int | None = None) -> int:
+    """The exit code of a search's verdict (``ok``, ``violated``, ``incomplete``, ``interrupted``)."""
+    if verdict == "violated":
+        return ExitCode.VIOLATION
+    if verdict == "ok":
+        return ExitCode.OK
+    if verdict == "interrupted":
+        return for_signal(signum)
+    return ExitCode.INCOMPLETE
