@@ -321,7 +321,8 @@ class Out:
         :meth:`flow_mod`, on every hop's entry. Raises :class:`BadRequest` for a malformed
         argument.
         """
-        timeouts = _timeouts("out.install_path", idle_timeout, hard_timeout, notify_removed)
+        timeouts = (_timeouts("out.install_path", idle_timeout, hard_timeout, notify_removed)
+                    if idle_timeout or hard_timeout or notify_removed else NO_TIMEOUTS)
         valid = self._valid if self._valid is not None else set()
         if type(hops) is list or type(hops) is tuple:
             # The common case first, with no allocation but the path (this runs for every

@@ -70,6 +70,12 @@ class Channels:
         self._command_events: dict[tuple[int, int], tuple[SwitchProcessCommand, ...]] = {}
         self._handle_events: dict[tuple[int, int], tuple[ControllerHandle, ...]] = {}
         self._fence: dict[int, bool] = {}
+        # The plain case (FIFO, one controller thread) takes the fast paths.
+        if not self.batched:
+            self.take = self._take_head  # type: ignore[method-assign]
+        if not threaded:
+            self.to_controller = self._push_to_controller  # type: ignore[method-assign]
+            self.from_switch = self._head_from_switch  # type: ignore[method-assign]
 
     # ---- commands to a switch -------------------------------------------------------
 
@@ -142,6 +148,15 @@ class Channels:
             end += 1
         return range(end)
 
+    def _take_head(self, tx: "Tx", dpid: int, batch: int = 0, pick: int = 0) -> Any:
+        """:meth:`take` for a FIFO channel: the head command."""
+        net = self.net
+        slot = net.slot_cmdq[dpid]
+        queues = net._queues
+        queue = queues.values[tx.s[slot]]
+        tx.s[slot] = queues.intern(queue[1:])
+        return net._items.values[queue[0]]
+
     def take(self, tx: "Tx", dpid: int, batch: int, pick: int) -> Any:
         """Remove and return the command ``pick`` of ``batch`` at switch ``dpid``."""
         net = self.net
@@ -172,6 +187,22 @@ class Channels:
             cached = self._handle_events[key] = tuple(
                 ControllerHandle(dpid, index) for index, item in enumerate(queue) if item not in queue[:index])
         return cached
+
+    def _push_to_controller(self, tx: "Tx", dpid: int, message: Any) -> None:
+        """:meth:`to_controller` for a single-threaded controller (a FIFO)."""
+        net = self.net
+        slot = net.slot_ctrlq[dpid]
+        queues = net._queues
+        tx.s[slot] = queues.intern(queues.values[tx.s[slot]] + (net._items.intern(message),))
+
+    def _head_from_switch(self, tx: "Tx", dpid: int, pick: int = 0) -> Any:
+        """:meth:`from_switch` for a single-threaded controller: the head message."""
+        net = self.net
+        slot = net.slot_ctrlq[dpid]
+        queues = net._queues
+        queue = queues.values[tx.s[slot]]
+        tx.s[slot] = queues.intern(queue[1:])
+        return net._items.values[queue[0]]
 
     def to_controller(self, tx: "Tx", dpid: int, message: Any) -> None:
         """Switch ``dpid`` sends ``message`` to the controller."""

@@ -240,6 +240,11 @@ class Network:
         controller_sources = tuple((self.slot_ctrlq[d], ControllerHandle(d)) for d in topo.switches)
         self.threaded = self.options.threaded_controller
         self.channels = Channels(self, self.options.command_order, self.threaded)
+        channels = self.channels
+        self.send_commands = channels.send
+        self.take_command = channels.take
+        self.to_controller = channels.to_controller
+        self.from_switch = channels.from_switch
         # Event sources whose events are fixed (one per non-empty slot) come first, in enabled()
         # order; the channels enumerate the others per channel value.
         self._switch_sources = packet_sources
@@ -358,21 +363,9 @@ class Network:
 
     # ---- command channels --------------------------------------------------------------
 
-    def send_commands(self, tx: Tx, dpid: int, messages: Sequence[Any]) -> None:
-        """Queue ``messages`` (one handler call's commands to switch ``dpid``, in order)."""
-        self.channels.send(tx, dpid, messages)
-
-    def take_command(self, tx: Tx, dpid: int, batch: int = 0, pick: int = 0) -> Any:
-        """Remove and return the command the event (``batch``, ``pick``) names at ``dpid``."""
-        return self.channels.take(tx, dpid, batch, pick)
-
-    def to_controller(self, tx: Tx, dpid: int, message: Any) -> None:
-        """Switch ``dpid`` sends ``message`` to the controller."""
-        self.channels.to_controller(tx, dpid, message)
-
-    def from_switch(self, tx: Tx, dpid: int, pick: int = 0) -> Any:
-        """The controller takes message ``pick`` (the head unless threaded) from ``dpid``."""
-        return self.channels.from_switch(tx, dpid, pick)
+    # send_commands(tx, dpid, messages), take_command(tx, dpid, batch=0, pick=0),
+    # to_controller(tx, dpid, message) and from_switch(tx, dpid, pick=0) are the channels'
+    # functions (see models/channels.py), bound in _layout: one call, not two, per message.
 
     # ---- helpers for the protocol variants ---------------------------------------------
 

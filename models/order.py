@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from functools import lru_cache
 from typing import Any
 
 
@@ -37,6 +38,12 @@ def order_key(value: Any) -> tuple[Any, ...]:
     return ("9other", type(value).__qualname__, repr(value))
 
 
+@lru_cache(maxsize=1 << 16)
+def _cached_key(value: Any) -> tuple[Any, ...]:
+    return order_key(value)
+
+
 def sorted_values(values: Any) -> tuple[Any, ...]:
-    """``values`` sorted by :func:`order_key`, as a tuple."""
-    return tuple(sorted(values, key=order_key))
+    """``values`` sorted by :func:`order_key`, as a tuple (keys cached per value: the values
+    sorted in a search recur)."""
+    return tuple(sorted(values, key=_cached_key))

@@ -568,9 +568,11 @@ class OpenFlow:
     def flush(self, tx: "Tx") -> None:
         """End of a handler call: its commands enter the switches' channels, one piece per
         switch (a batch, with a threaded controller)."""
-        if tx.outbox:
-            for dpid in sorted(tx.outbox):
-                self.net.send_commands(tx, dpid, tx.outbox[dpid])
+        outbox = tx.outbox
+        if outbox:
+            send = self.net.send_commands
+            for dpid, messages in outbox.items():  # in the order first sent: deterministic
+                send(tx, dpid, messages)
         tx.outbox = None
 
 
