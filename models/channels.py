@@ -150,12 +150,7 @@ class Channels:
 
     def _take_head(self, tx: "Tx", dpid: int, batch: int = 0, pick: int = 0) -> Any:
         """:meth:`take` for a FIFO channel: the head command."""
-        net = self.net
-        slot = net.slot_cmdq[dpid]
-        queues = net._queues
-        queue = queues.values[tx.s[slot]]
-        tx.s[slot] = queues.intern(queue[1:])
-        return net._items.values[queue[0]]
+        return tx.pop(self.net.slot_cmdq[dpid])
 
     def take(self, tx: "Tx", dpid: int, batch: int, pick: int) -> Any:
         """Remove and return the command ``pick`` of ``batch`` at switch ``dpid``."""
@@ -190,19 +185,11 @@ class Channels:
 
     def _push_to_controller(self, tx: "Tx", dpid: int, message: Any) -> None:
         """:meth:`to_controller` for a single-threaded controller (a FIFO)."""
-        net = self.net
-        slot = net.slot_ctrlq[dpid]
-        queues = net._queues
-        tx.s[slot] = queues.intern(queues.values[tx.s[slot]] + (net._items.intern(message),))
+        tx.push(self.net.slot_ctrlq[dpid], message)
 
     def _head_from_switch(self, tx: "Tx", dpid: int, pick: int = 0) -> Any:
         """:meth:`from_switch` for a single-threaded controller: the head message."""
-        net = self.net
-        slot = net.slot_ctrlq[dpid]
-        queues = net._queues
-        queue = queues.values[tx.s[slot]]
-        tx.s[slot] = queues.intern(queue[1:])
-        return net._items.values[queue[0]]
+        return tx.pop(self.net.slot_ctrlq[dpid])
 
     def to_controller(self, tx: "Tx", dpid: int, message: Any) -> None:
         """Switch ``dpid`` sends ``message`` to the controller."""

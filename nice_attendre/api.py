@@ -12,7 +12,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 from nice_attendre.checker import Limits, ProgressCallback, dfs
 from nice_attendre.errors import AppLoadError, InputError, Interrupted, StopRequest

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from nice_attendre.models.app import InstallPathRequest, Request
-from nice_attendre.models.messages import BarrierReply, BarrierRequest, FlowMod, PacketIn
+from nice_attendre.models.messages import BarrierReply, BarrierRequest, PacketIn
 from nice_attendre.models.order import sorted_values
 from nice_attendre.models.protocols.openflow import OpenFlow, PlatformState
 

@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 
-from nice_attendre import properties as registry
 from nice_attendre.api import build
 from nice_attendre.checker import dfs
-from nice_attendre.property import Property
 from tests_data_apps import path
+from outcomes import outcomes
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -38,26 +37,12 @@ CHECKED = ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "dir
            "strict-direct-paths", "no-reordering")
 
 
-def outcomes(app: str, protocol: str, options: dict[str, Any]) -> set[tuple[Any, ...]]:
-    run = build(app, protocol=protocol, properties=[], **options)
-    net = run.network
-    seen: set[tuple[Any, ...]] = set()
-
-    def record(state: Any) -> bool:
-        seen.add(tuple((h, tuple((o, s) for _hdr, o, s in net.received(state, h))) for h in net.topology.hosts))
-        return True
-
-    result = dfs(net, [Property.at_quiescence("outcome", record)])
-    assert result.complete
-    return seen
-
-
 @pytest.mark.parametrize("app,options", SCENARIOS)
 def test_attendre_outcomes_are_openflow_outcomes(app: str, options: dict[str, Any]) -> None:
-    openflow = outcomes(app, "openflow", options)
-    attendre = outcomes(app, "attendre", options)
+    openflow = outcomes(app, "openflow", **options)
+    attendre = outcomes(app, "attendre", **options)
     assert attendre and attendre <= openflow
-    assert outcomes(app, "openflow-b", options) <= openflow
+    assert outcomes(app, "openflow-b", **options) <= openflow
 
 
 def verdicts(app: str, protocol: str, options: dict[str, Any]) -> dict[str, bool]:

@@ -20,7 +20,7 @@ from nice_attendre import verify
 from nice_attendre.api import build
 from nice_attendre.checker import dfs
 from nice_attendre.cli import main
-from nice_attendre.property import Property
+from outcomes import outcomes
 
 ROOT = Path(__file__).resolve().parents[3]
 APPS = ROOT / "examples" / "ryu"
@@ -147,19 +147,6 @@ def test_every_drop_happens_before_the_table_miss_entry() -> None:
         dpid = int(found.reason.split()[0][1:])  # "s2 dropped h1#0 ..."
         before = list(found.trace.states())[-2]
         assert net.value(before, f"table:{dpid}") == ()
-
-
-def outcomes(app: str, protocol: str, **options: Any) -> set[tuple[Any, ...]]:
-    run = build(app, protocol=protocol, properties=[], **options)
-    net = run.network
-    seen: set[tuple[Any, ...]] = set()
-
-    def record(state: Any) -> bool:
-        seen.add(tuple((h, tuple((o, s) for _hdr, o, s in net.received(state, h))) for h in net.topology.hosts))
-        return True
-
-    assert dfs(net, [Property.at_quiescence("outcome", record)]).complete
-    return seen
 
 
 @pytest.mark.parametrize("app,options", [(LS10, {}), (LS13, {}), (LS13, {"tables": 2})])
