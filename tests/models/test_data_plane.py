@@ -13,7 +13,7 @@ from nice_attendre.api import build
 from nice_attendre.models.events import ControllerHandle, HostSend, SwitchEntryExpires, SwitchProcessPacket
 from nice_attendre.models.flowtable import covers, lookup, make_entry
 from nice_attendre.models.messages import FlowRemoved, Timeouts
-from nice_attendre.models.packet import Match, Output, Packet, SetField
+from nice_attendre.models.packet import Match, Output, SetField
 from nice_attendre.models.scenario import host_header
 from nice_attendre.models.view import View
 from nice_attendre.properties.custom import always, sometimes
