@@ -30,6 +30,7 @@ from nice_attendre.models.events import (ControllerHandle, ControllerStats, Even
                                          HostReceive, HostSend, SwitchProcessCommand,
                                          SwitchProcessPacket)
 from nice_attendre.models import flowtable
+from nice_attendre.models.fingerprints import Fingerprinter
 from nice_attendre.models.intern import Interner
 from nice_attendre.models.packet import BROADCAST, Header, Packet
 from nice_attendre.models.scenario import HostState, Scenario, reply_to
@@ -51,19 +52,21 @@ LOAD_COUNTERS = ("packet_ins", "flow_mods", "packet_outs", "barriers")
 class Tx:
     """One transition under construction: a mutable copy of the slot ids.
 
-    Handlers read slot values with :meth:`get`, write them with :meth:`put`, and use the
-    queue helpers; :meth:`Network.apply` turns the result back into a tuple. With
-    ``notes`` a list, handlers narrate what happens (for traces); otherwise :meth:`note`
-    does nothing.
+    Handlers read slot values with :meth:`get` (or ids from ``s``), write them with
+    :meth:`put` or :meth:`set_id` (never by assigning to ``s``: every write is recorded in
+    ``dirty``, from which fingerprints are updated), and use the queue helpers;
+    :meth:`Network.apply` turns the result back into a tuple. With ``notes`` a list,
+    handlers narrate what happens (for traces); otherwise :meth:`note` does nothing.
     """
 
-    __slots__ = ("net", "s", "notes", "outbox")
+    __slots__ = ("net", "s", "notes", "outbox", "dirty")
 
     def __init__(self, net: "Network", state: Sequence[int], notes: list[str] | None = None) -> None:
         self.net = net
         self.s = list(state)
         self.notes = notes
         self.outbox: dict[int, list[Any]] | None = None  # a threaded controller's commands, per switch
+        self.dirty: list[int] = []  # slots written (with repeats)
 
     def get(self, slot: int) -> Any:
         """The value in ``slot``."""
@@ -72,12 +75,19 @@ class Tx:
     def put(self, slot: int, value: Any) -> None:
         """Store ``value`` in ``slot``."""
         self.s[slot] = self.net._intern[slot](value)
+        self.dirty.append(slot)
+
+    def set_id(self, slot: int, value_id: int) -> None:
+        """Store the already interned value ``value_id`` in ``slot``."""
+        self.s[slot] = value_id
+        self.dirty.append(slot)
 
     def pop(self, slot: int) -> Any:
         """Remove and return the first item of queue ``slot``."""
         net = self.net
         queue = net._queues.values[self.s[slot]]
         self.s[slot] = net._queues.intern(queue[1:])
+        self.dirty.append(slot)
         return net._items.values[queue[0]]
 
     def push(self, slot: int, item: Any) -> None:
@@ -85,6 +95,7 @@ class Tx:
         net = self.net
         queue = net._queues.values[self.s[slot]]
         self.s[slot] = net._queues.intern(queue + (net._items.intern(item),))
+        self.dirty.append(slot)
 
     def alert(self, kind: str, detail: str) -> None:
         """Record that a monitor of ``kind`` observed ``detail`` on this transition."""
@@ -158,6 +169,7 @@ class Network:
         self.options = options
         self.specs = {spec.name: spec for spec in scenario.hosts}
         self._layout()
+        self._fingerprints = Fingerprinter(self)
         self._lookup_cache: dict[Any, int] = {}
         self._move_cache: dict[tuple[str, int], tuple[HostMove, ...]] = {}
         cls = protocol_class(protocol) if isinstance(protocol, str) else protocol
@@ -310,6 +322,27 @@ class Network:
         handler(tx, event)
         return tuple(tx.s), notes
 
+    # ---- stable fingerprints (models/fingerprints.py) and shipping (models/shipping.py) --
+
+    def fingerprint(self, state: tuple[int, ...]) -> int:
+        """The stable 64-bit fingerprint of ``state``: the same in every process and run."""
+        return self._fingerprints.of(state)
+
+    def apply_fingerprinted(self, state: tuple[int, ...], fingerprint: int,
+                            event: Event) -> tuple[tuple[int, ...], int]:
+        """``apply`` and the new state's fingerprint, updated from the slots written only."""
+        tx = Tx(self, state)
+        self._handlers[type(event)](tx, event)
+        new = tuple(tx.s)
+        return new, self._fingerprints.update(fingerprint, state, new, tx.dirty)
+
+    def state_codec(self) -> Any:
+        """A codec that moves this network's states between processes (hashes, and only
+        the components a peer has not been sent yet)."""
+        from nice_attendre.models.shipping import NetworkCodec
+
+        return NetworkCodec(self._fingerprints)
+
     # ---- command channels --------------------------------------------------------------
 
     def _command_events(self, dpid: int, value: int) -> tuple[SwitchProcessCommand, ...]:
@@ -337,7 +370,7 @@ class Network:
             return
         queues = self._queues
         batch = tuple(self._items.intern(message) for message in messages)
-        tx.s[slot] = queues.intern(tuple(sorted(queues.values[tx.s[slot]] + (batch,))))  # type: ignore[arg-type]
+        tx.set_id(slot, queues.intern(tuple(sorted(queues.values[tx.s[slot]] + (batch,)))))  # type: ignore[arg-type]
 
     def take_command(self, tx: Tx, dpid: int, batch: int) -> Any:
         """Remove and return the next command of ``batch`` at switch ``dpid`` (0 when FIFO)."""
@@ -350,7 +383,7 @@ class Network:
         rest = batches[:batch] + batches[batch + 1:]
         if len(chosen) > 1:  # type: ignore[arg-type]
             rest = tuple(sorted(rest + (chosen[1:],)))  # type: ignore[index, operator]
-        tx.s[slot] = queues.intern(rest)
+        tx.set_id(slot, queues.intern(rest))
         return self._items.values[chosen[0]]  # type: ignore[index]
 
     # ---- hosts -------------------------------------------------------------------------

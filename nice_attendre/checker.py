@@ -10,10 +10,12 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
+from nice_attendre.fingerprint import fingerprint_functions
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.system import System
 from nice_attendre.trace import Step, Trace
+from nice_attendre.visited import FingerprintTable, collision_probability
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +73,12 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
     deterministic. Every ``apply`` counts as a transition; a transition into a stored
     state is a revisit and is not explored further. A state that violates an ``always``
     property is reported and not expanded; the search stops at the first violation unless
-    ``keep_going``. With ``fingerprint`` the visited set stores ``hash(state)`` instead of
-    the state (less memory; a hash collision may wrongly merge two states; counts are
-    stable across runs only if the state's hash does not depend on ``PYTHONHASHSEED``,
-    as for tuples of ints).
+    ``keep_going``. With ``fingerprint`` the visited set stores each state's stable 64-bit
+    fingerprint (the system's ``fingerprint``/``apply_fingerprinted`` if it has them, see
+    :class:`~nice_attendre.system.Fingerprinted`) in a compact table
+    (:class:`~nice_attendre.visited.FingerprintTable`) instead of the state: much less
+    memory, and a collision may wrongly merge two states, with the probability
+    ``result.collision_probability`` (TLC's estimate).
 
     Ctrl-C (KeyboardInterrupt) and the limits end the search cleanly: the result then has
     ``complete=False`` and ``stop_reason`` says why. ``metrics`` are evaluated at every
@@ -98,14 +102,16 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
 
     enabled = system.enabled
     apply = system.apply
-    visited: set[Any] = set()
+    visited: Any = FingerprintTable() if fingerprint else set()
+    if fingerprint:
+        fingerprint_of, step = fingerprint_functions(system)
     add_visited = visited.add
     transitions = 0
     revisits = 0
     max_depth = 0
     stop_reason: str | None = None
     depth_cut = False
-    # A frame is [state, events, next index, event that led here].
+    # A frame is [state, events, next index, event that led here, its key in `visited`].
     stack: list[list[Any]] = []
 
     def trace_to(final_event: Any, final_state: Any) -> Trace:
@@ -148,11 +154,11 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
 
     try:
         for initial in system.initial_states():
-            key = hash(initial) if fingerprint else initial
+            key = fingerprint_of(initial) if fingerprint else initial
             if key in visited:
                 continue
             add_visited(key)
-            stack.append([initial, (), 0, None])
+            stack.append([initial, (), 0, None, key])
             bad, events = check_state(initial, None)
             stack.pop()
             if bad and not keep_going:
@@ -166,7 +172,7 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
             if depth_limit is not None and depth_limit == 0 and events:
                 depth_cut = True
                 continue
-            stack.append([initial, events, 0, None])
+            stack.append([initial, events, 0, None, key])
             while stack:
                 frame = stack[-1]
                 events = frame[1]
@@ -179,9 +185,11 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
                     break
                 frame[2] = index + 1
                 event = events[index]
-                state = apply(frame[0], event)
+                if fingerprint:
+                    state, key = step(frame[0], frame[4], event)
+                else:
+                    state = key = apply(frame[0], event)
                 transitions += 1
-                key = hash(state) if fingerprint else state
                 if key in visited:
                     revisits += 1
                 else:
@@ -197,7 +205,7 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
                         if depth_limit is not None and depth >= depth_limit:
                             depth_cut = True
                         else:
-                            stack.append([state, next_events, 0, event])
+                            stack.append([state, next_events, 0, event, key])
                     if max_states is not None and len(visited) >= max_states:
                         stop_reason = "max-states"
                         break
@@ -223,4 +231,7 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
             discoveries.append(Discovery(prop.name, prop.expectation, None,
                                          "no reachable state satisfies it"))
     stats = Stats(transitions, len(visited), revisits, max_depth, elapsed)
-    return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metric_ranges)
+    collision = (collision_probability(len(visited), len(visited) + revisits) if fingerprint
+                 else None)
+    return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metric_ranges,
+                  collision_probability=collision)

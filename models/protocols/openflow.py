@@ -262,7 +262,8 @@ class OpenFlow:
         key = (tx.s[slot], id(msg))
         cached = self._install_cache.get(key)
         if cached is not None and cached[0] is msg:
-            _msg, tx.s[slot], entry = cached
+            _msg, table_value, entry = cached
+            tx.set_id(slot, table_value)
         else:
             table = tx.get(slot)
             if msg.command == "modify":
@@ -276,8 +277,9 @@ class OpenFlow:
                 extra = fields(table) if fields is not None else {}
                 entry = flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions, **extra)
                 table = flowtable.put(table, entry)
-            tx.s[slot] = self.net._intern[slot](table)
-            self._install_cache[key] = (msg, tx.s[slot], entry)
+            table_value = self.net._intern[slot](table)
+            tx.set_id(slot, table_value)
+            self._install_cache[key] = (msg, table_value, entry)
         tx.note(lambda: f"s{dpid} installs [{entry}]" if entry is not None
                 else f"s{dpid} modifies entries {msg.match} -> {_actions(msg.actions)}" if msg.command == "modify"
                 else f"s{dpid} deletes entries {msg.match}" + (" (strict)" if msg.command == "delete-strict" else ""))

@@ -1,0 +1,101 @@
+"""Stable fingerprints of network states, updated incrementally (Zobrist style).
+
+A network state is a tuple of interned ids, one per slot. Each interned component has a
+stable 64-bit hash (:class:`~nice_attendre.models.intern.Interner`), and the state's
+fingerprint is ``sum(k_i * h_i) mod 2**64`` over its slots, ``k_i`` the slot's odd
+multiplier (:func:`nice_attendre.fingerprint.slot_multiplier`). A transition writes one to
+four slots, which its ``Tx`` records; :meth:`Fingerprinter.update` updates the fingerprint
+from those slots only, never rehashing a component.
+
+Queues hold ids of interned items, so a queue's hash is computed from its items' hashes
+(a FIFO in order; a threaded controller's command channel, a sorted tuple of batches, as a
+multiset: its batches' hashes sorted), never from ids, which mean nothing outside their
+process.
+"""
+from __future__ import annotations
+
+from itertools import compress
+from operator import mul, ne
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from nice_attendre.fingerprint import MASK64, hash_sequence, slot_multiplier
+from nice_attendre.models.intern import Interner
+
+if TYPE_CHECKING:
+    from nice_attendre.models.network import Network
+
+_QUEUE, _BATCH, _BATCHES = b"Q", b"q", b"M"
+
+
+def queue_hasher(items: Interner[Any]) -> Callable[[tuple[Any, ...]], int]:
+    """The hasher of the queue interner: a queue of item ids (or of batches of item ids)
+    hashed from the items' stable hashes."""
+
+    def hash_queue(queue: tuple[Any, ...]) -> int:
+        item_hashes = items.fill_hashes()
+        if queue and isinstance(queue[0], tuple):  # batches: a multiset of FIFOs
+            batches = sorted(hash_sequence(_BATCH, [item_hashes[i] for i in batch]) for batch in queue)
+            return hash_sequence(_BATCHES, batches)
+        return hash_sequence(_QUEUE, [item_hashes[i] for i in queue])
+
+    return hash_queue
+
+
+class Fingerprinter:
+    """Fingerprints of one network's states (a cache owned by the network)."""
+
+    __slots__ = ("net", "interners", "slot_hashes", "multipliers", "slots")
+
+    def __init__(self, net: "Network") -> None:
+        self.net = net
+        net._queues.hasher = queue_hasher(net._items)
+        slot_interners: list[Interner[Any]] = net._slot_interners
+        #: every interner of the network, the items first (queues' hashes need theirs)
+        self.interners: tuple[Interner[Any], ...] = (net._items, *{id(i): i for i in slot_interners}.values())
+        self.slot_hashes: tuple[list[int], ...] = tuple(i.hashes for i in slot_interners)
+        self.multipliers: tuple[int, ...] = tuple(slot_multiplier(i) for i in range(len(slot_interners)))
+        self.slots = range(len(slot_interners))
+
+    def fill(self) -> None:
+        """Hash every component interned since the last call."""
+        for interner in self.interners:
+            interner.fill_hashes()
+
+    def of(self, state: Sequence[int]) -> int:
+        """The fingerprint of ``state``, from all its slots."""
+        try:
+            return sum(map(mul, self.multipliers, map(list.__getitem__, self.slot_hashes, state))) & MASK64
+        except IndexError:  # a component without its hash yet
+            self.fill()
+            return sum(map(mul, self.multipliers, map(list.__getitem__, self.slot_hashes, state))) & MASK64
+
+    def _delta(self, old: Sequence[int], new: Sequence[int], slots: Any) -> int:
+        hashes, mult = self.slot_hashes, self.multipliers
+        delta = 0
+        for slot in slots:
+            table = hashes[slot]
+            delta += mult[slot] * (table[new[slot]] - table[old[slot]])
+        return delta
+
+    def update(self, fingerprint: int, old: Sequence[int], new: Sequence[int], written: Sequence[int]) -> int:
+        """The fingerprint of ``new``, from that of ``old`` and the slots ``written`` (with
+        repeats; every slot where ``new`` differs from ``old`` must be among them)."""
+        slots = set(written)
+        try:
+            delta = self._delta(old, new, slots)
+        except IndexError:  # a component without its hash yet
+            self.fill()
+            delta = self._delta(old, new, slots)
+        return (fingerprint + delta) & MASK64
+
+    def changed_slots(self, old: Sequence[int], new: Sequence[int]) -> list[int]:
+        """The slots where ``new`` differs from ``old`` (for checks of ``written``)."""
+        return list(compress(self.slots, map(ne, old, new)))
+
+    def component_hashes(self, state: Sequence[int]) -> list[int]:
+        """The stable hash of each slot's component."""
+        try:
+            return list(map(list.__getitem__, self.slot_hashes, state))
+        except IndexError:
+            self.fill()
+            return list(map(list.__getitem__, self.slot_hashes, state))
