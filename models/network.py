@@ -334,7 +334,16 @@ class Network:
         tx = Tx(self, state)
         self._handlers[type(event)](tx, event)
         new = tuple(tx.s)
-        return new, self._fingerprints.update(fingerprint, state, new, tx.dirty)
+        fps = self._fingerprints
+        hashes, mult = fps.slot_hashes, fps.multipliers
+        updated = fingerprint
+        try:
+            for slot in set(tx.dirty):
+                table = hashes[slot]
+                updated += mult[slot] * (table[new[slot]] - table[state[slot]])
+        except IndexError:  # a new component without its hash yet: the slow path
+            return new, fps.update(fingerprint, state, new, tx.dirty)
+        return new, updated & 0xFFFFFFFFFFFFFFFF
 
     def state_codec(self) -> Any:
         """A codec that moves this network's states between processes (hashes, and only

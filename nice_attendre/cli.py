@@ -70,7 +70,19 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      metavar="N", help="Above 1, the commands of different controller handler calls race "
                                        "(type-3 races)."),
         click.option("--keep-going", is_flag=True, help="Report every violation, not only the first."),
-        click.option("--fingerprint", is_flag=True, help="Store 64-bit state hashes instead of states (less memory)."),
+        click.option("--fingerprint", is_flag=True,
+                     help="Store stable 64-bit state fingerprints instead of states (less memory; the report "
+                          "gives the probability that a collision hid a state)."),
+        click.option("--workers", "-w", default=1, show_default=True, type=click.IntRange(min=1), metavar="N",
+                     help="Explore with N processes, each owning the states whose fingerprint it is given: the "
+                          "same transitions and unique states, breadth-first (max depth and traces are "
+                          "shortest paths)."),
+        click.option("--engine", default="processes", show_default=True, type=click.Choice(["processes", "ray"]),
+                     help="Where the --workers shards run: worker processes on this machine, or Ray actors "
+                          "(needs the 'cluster' extra)."),
+        click.option("--address", default=None, metavar="ADDR",
+                     help="With --engine ray: the Ray cluster to join (e.g. auto, or HOST:6379); default: "
+                          "a local Ray instance."),
         click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="Also write the report as JSON to FILE."),
     ]
@@ -110,33 +122,45 @@ def verify(app: str, topology: str | None, packets: int, sender: str | None, rec
            properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
            max_transitions: int | None, max_states: int | None, max_depth: int | None,
            max_seconds: float | None, controller_threads: int, keep_going: bool, fingerprint: bool,
-           json_path: Path | None, protocol: str, count_load: bool) -> None:
+           workers: int, engine: str, address: str | None, json_path: Path | None, protocol: str,
+           count_load: bool) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
     package.module:ClassName. Exit status: 0 no violation, 1 a property was violated,
     2 bad input.
     """
-    from nice_attendre.api import build
-    from nice_attendre.checker import Limits, dfs
+    from functools import partial
+
+    from nice_attendre.api import build, check_engine, model, search
+    from nice_attendre.checker import Limits
     from nice_attendre.report import json_report, text_report
 
     _check_output(json_path, "--json")
-    run = build(app, topology=topology, packets=packets, protocol=protocol,
-                properties=list(properties) or None, app_options=_app_options(app_options, bug),
-                sender=sender, receiver=receiver, count_load=count_load,
-                controller_threads=controller_threads)
+    check_engine(workers, engine, address)
+    options = dict(topology=topology, packets=packets, protocol=protocol, properties=list(properties) or None,
+                   app_options=_app_options(app_options, bug), sender=sender, receiver=receiver,
+                   count_load=count_load, controller_threads=controller_threads)
+    run = build(app, **options)  # type: ignore[arg-type]
     net = run.network
     progress = _progress()
-    result = dfs(net, run.properties, limits=Limits(max_transitions, max_states, max_depth, max_seconds),
-                 keep_going=keep_going, fingerprint=fingerprint, metrics=run.metrics, progress=progress)
-    if progress is not None:
-        progress.clear()
+    try:
+        result = search(run, partial(model, app, **options),
+                        limits=Limits(max_transitions, max_states, max_depth, max_seconds),
+                        keep_going=keep_going, fingerprint=fingerprint, workers=workers, engine=engine,
+                        address=address, progress=progress)
+    finally:
+        if progress is not None:
+            progress.clear()
     narrate = _narrator(net)
     threads = f", {controller_threads} controller threads (commands of different calls race)" if net.threaded else ""
     header = [("app", net.app.describe()), ("protocol", net.protocol.name + threads),
               ("topology", net.topology.describe()), ("traffic", net.scenario.describe()),
               ("properties", ", ".join(p.name for p in run.properties))]
+    if workers > 1 or engine != "processes":
+        where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
+        header.append(("search", f"partitioned over {where}, breadth-first (max depth: the longest "
+                                 "shortest path; traces: shortest paths)"))
     click.echo(text_report(result, header, narrate))
     if json_path is not None:
         data = json_report(result, {"app": net.app.describe(), "protocol": net.protocol.name,

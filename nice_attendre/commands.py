@@ -65,7 +65,8 @@ def compare(app: str, topology: str | None, packets: int, sender: str | None, re
             properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
             max_transitions: int | None, max_states: int | None, max_depth: int | None,
             max_seconds: float | None, controller_threads: int, keep_going: bool, fingerprint: bool,
-            json_path: Path | None, protocols: str, load: bool) -> None:
+            workers: int, engine: str, address: str | None, json_path: Path | None, protocols: str,
+            load: bool) -> None:
     """Verify APP under several protocols and compare the state spaces side by side."""
     from nice_attendre.compare import LOAD_NOTE, compare as run_compare, ratio
     from nice_attendre.models.network import LOAD_COUNTERS
@@ -76,7 +77,8 @@ def compare(app: str, topology: str | None, packets: int, sender: str | None, re
                        receiver=receiver, properties=list(properties) or None,
                        app_options=_app_options(app_options, bug), max_transitions=max_transitions,
                        max_states=max_states, max_depth=max_depth, max_seconds=max_seconds,
-                       keep_going=keep_going, fingerprint=fingerprint, controller_threads=controller_threads)
+                       keep_going=keep_going, fingerprint=fingerprint, controller_threads=controller_threads,
+                       workers=workers, engine=engine, address=address)
     net = rows[0].result.system
     click.echo(f"  app          {net.app.describe()}")
     click.echo(f"  topology     {net.topology.describe()}")

@@ -1,0 +1,341 @@
+"""The partitioned search: every state owned by one shard, chosen by its fingerprint.
+
+:func:`search` drives shards (:class:`~nice_attendre.shard.Shard`) level by level on any
+*cluster*: :class:`ProcessCluster` (worker processes on this machine, ``--workers N``) or
+:class:`nice_attendre.ray_engine.RayCluster` (Ray actors, ``--engine ray``). Each level, every
+shard expands its frontier and ships each successor, as component hashes plus the components
+the receiver has not been sent yet, to its owner; then every shard takes in what it was sent.
+
+What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
+
+* ``transitions``, ``unique_states`` and ``revisits`` are identical for a complete search
+  (transitions = the sum of enabled events over the expanded states, whatever the order);
+  states are stored as 64-bit fingerprints, so ``collision_probability`` is set;
+* ``max_depth`` is the deepest breadth-first level: the largest number of events on a
+  *shortest* path from an initial state to a stored state. The DFS reports the deepest
+  stack, which follows whatever path it took first, so it is usually larger;
+* discoveries and their traces are deterministic (the same for any number of shards and
+  either engine) but not the DFS's: a trace is a shortest path to the violating state, rebuilt
+  by replaying, from the initial state, the events whose successors have the recorded parent
+  fingerprints. Without ``keep_going`` the search stops after the level where the first
+  violation was found and reports the violating state with the smallest fingerprint of that
+  level (the DFS stops at once, at the first it meets);
+* limits: ``max_transitions`` is split between the shards per level and never exceeded;
+  ``max_states`` and ``max_depth`` apply at level ends (a run may store one level more than
+  ``max_states``); ``max_seconds`` is checked within levels too. Ctrl-C ends the search with the
+  counts of the levels completed.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import signal
+import time
+import traceback
+from typing import Any, Callable, Protocol, Sequence
+
+from nice_attendre.checker import Limits, Progress, ProgressCallback
+from nice_attendre.errors import ModelError, NiceAttendreError
+from nice_attendre.fingerprint import fingerprint_functions, owner
+from nice_attendre.property import Expectation, Metric, Property
+from nice_attendre.result import Discovery, Result, Stats
+from nice_attendre.shard import Found, Intake, LevelReport, Shard
+from nice_attendre.trace import Step, Trace
+from nice_attendre.visited import collision_probability
+
+#: ``make()`` -> (system, properties, metrics): builds the model in each place it runs.
+ModelFactory = Callable[[], "tuple[Any, Sequence[Property], Sequence[Metric]]"]
+
+
+class WorkerError(NiceAttendreError):
+    """A shard's process or actor failed (it crashed, was killed, or could not start)."""
+
+
+class Cluster(Protocol):
+    """Shards running somewhere, driven level by level (shard ``i`` owns ``owner(fp) == i``)."""
+
+    shards: int
+
+    def seed(self) -> list[Intake]:
+        """Every shard takes the initial states it owns."""
+        ...
+
+    def expand(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
+        """Every shard expands its frontier; the payloads stay with the cluster for :meth:`take`."""
+        ...
+
+    def take(self) -> list[Intake]:
+        """Every shard takes in the payloads addressed to it by the last :meth:`expand`."""
+        ...
+
+    def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
+        """Shard ``i`` answers the parents of ``fingerprints[i]``."""
+        ...
+
+    def close(self) -> None:
+        """Stop every shard (also after an error or Ctrl-C)."""
+        ...
+
+
+# ---- the search ---------------------------------------------------------------------------
+
+
+def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *,
+           limits: Limits = Limits(), keep_going: bool = False, progress: ProgressCallback | None = None,
+           progress_interval: float = 0.5) -> Result:
+    """Explore ``system`` with the shards of ``cluster``; see the module docstring for what is
+    reported. ``system`` (this process's copy) rebuilds the traces. Closes the cluster."""
+    start = time.monotonic()
+    deadline = None if limits.max_seconds is None else start + limits.max_seconds
+    next_progress = start + progress_interval
+    shards = cluster.shards
+    transitions = unique = revisits = max_depth = level = 0
+    found: list[Found] = []
+    held: set[str] = set()
+    metrics: dict[str, tuple[int, int]] = {}
+    stop_reason: str | None = None
+    depth_cut = False
+    try:
+        intakes = cluster.seed()
+        unique = sum(i.new_states for i in intakes)
+        revisits = sum(i.revisits for i in intakes)
+        frontier = unique
+        if limits.max_states is not None and unique >= limits.max_states:
+            stop_reason = "max-states"
+        while frontier and stop_reason is None:
+            budgets: list[int | None] = [None] * shards
+            if limits.max_transitions is not None:
+                left = max(limits.max_transitions - transitions, 0)
+                budgets = [left // shards + (1 if i < left % shards else 0) for i in range(shards)]
+            seconds = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            reports = cluster.expand(budgets, seconds)
+            for report in reports:
+                transitions += report.transitions
+                found.extend(report.found)
+                held.update(report.sometimes_held)
+                for name, (low, high) in report.metrics.items():
+                    old = metrics.get(name, (low, high))
+                    metrics[name] = (min(old[0], low), max(old[1], high))
+                depth_cut = depth_cut or report.depth_cut
+                stop_reason = stop_reason or report.stop_reason
+            intakes = cluster.take()
+            frontier = sum(i.new_states for i in intakes)
+            unique += frontier
+            revisits += sum(i.revisits for i in intakes)
+            level += 1
+            if frontier:
+                max_depth = level
+            if stop_reason is None:
+                if found and not keep_going:
+                    stop_reason = "violation"
+                elif limits.max_states is not None and unique >= limits.max_states and frontier:
+                    stop_reason = "max-states"
+                elif deadline is not None and time.monotonic() >= deadline and frontier:
+                    stop_reason = "max-seconds"
+            now = time.monotonic()
+            if progress is not None and now >= next_progress:
+                next_progress = now + progress_interval
+                progress(Progress(transitions, unique, level, max_depth, now - start))
+        discoveries = _discoveries(cluster, system, found, keep_going) if found else []
+    except KeyboardInterrupt:
+        stop_reason = "interrupted"
+        discoveries = []
+    finally:
+        cluster.close()
+    if stop_reason is None and depth_cut:
+        stop_reason = "max-depth"
+    if stop_reason is None:
+        for prop in properties:
+            if prop.expectation is Expectation.SOMETIMES and prop.name not in held:
+                discoveries.append(Discovery(prop.name, prop.expectation, None, "no reachable state satisfies it"))
+    stats = Stats(transitions, unique, revisits, max_depth, time.monotonic() - start)
+    return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metrics,
+                  collision_probability=collision_probability(unique, unique + revisits))
+
+
+def _discoveries(cluster: Cluster, system: Any, found: list[Found], keep_going: bool) -> list[Discovery]:
+    """The reported violations with their traces (see the module docstring for which)."""
+    found = sorted(found, key=lambda f: (f.level, f.fingerprint))
+    if not keep_going:
+        found = [found[0]]
+    chains = _parent_chains(cluster, [f.fingerprint for f in found])
+    discoveries = []
+    for item in found:
+        trace = rebuild_trace(system, chains[item.fingerprint])
+        for name, expectation, reason in item.violations:
+            discoveries.append(Discovery(name, Expectation(expectation), trace, reason))
+    return discoveries
+
+
+def _parent_chains(cluster: Cluster, fingerprints: Sequence[int]) -> dict[int, list[int]]:
+    """For each fingerprint, the fingerprints from its initial state down to it."""
+    chains = {fp: [fp] for fp in fingerprints}
+    open_chains = list(chains.values())
+    while open_chains:
+        asks: list[list[int]] = [[] for _ in range(cluster.shards)]
+        for chain in open_chains:
+            asks[owner(chain[-1], cluster.shards)].append(chain[-1])
+        answers = cluster.parents(asks)
+        parent_of = {fp: parent for ask, got in zip(asks, answers) for fp, parent in zip(ask, got)}
+        still = []
+        for chain in open_chains:
+            parent = parent_of[chain[-1]]
+            if parent is None:
+                raise ModelError(f"no shard stores the state with fingerprint {chain[-1]:#018x}")
+            if parent != chain[-1]:
+                chain.append(parent)
+                still.append(chain)
+        open_chains = still
+    return {fp: chain[::-1] for fp, chain in chains.items()}
+
+
+def rebuild_trace(system: Any, chain: Sequence[int]) -> Trace:
+    """The trace through the states with fingerprints ``chain`` (an initial state's first):
+    from that initial state, at each step the first enabled event (in ``enabled`` order)
+    whose successor has the next fingerprint."""
+    fingerprint_of, step = fingerprint_functions(system)
+    initial = next((s for s in system.initial_states() if fingerprint_of(s) == chain[0]), None)
+    if initial is None:
+        raise ModelError(f"no initial state has the fingerprint {chain[0]:#018x}")
+    state, fp, steps = initial, chain[0], []
+    for number, target in enumerate(chain[1:], start=1):
+        for event in system.enabled(state):
+            successor, sfp = step(state, fp, event)
+            if sfp == target:
+                steps.append(Step(event, successor))
+                state, fp = successor, sfp
+                break
+        else:
+            raise ModelError(f"step {number} of a trace: no enabled event leads to the state with "
+                             f"fingerprint {target:#018x}; the model is not deterministic")
+    return Trace(initial, tuple(steps))
+
+
+# ---- worker processes on this machine -------------------------------------------------------
+
+
+def _serve(conn: Any, index: int, shards: int, model: tuple[Any, Sequence[Property], Sequence[Metric]],
+           max_depth: int | None) -> None:
+    """A worker process: run shard ``index``'s methods as the coordinator asks."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    try:
+        system, properties, metrics = model
+        shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth)
+    except BaseException as exc:  # noqa: BLE001 - reported to the coordinator
+        conn.send(("error", _portable(exc)))
+        return
+    conn.send(("ok", None))
+    while True:
+        try:
+            method, args = conn.recv()
+        except EOFError:  # the coordinator is gone
+            return
+        if method == "close":
+            return
+        try:
+            conn.send(("ok", getattr(shard, method)(*args)))
+        except BaseException as exc:  # noqa: BLE001 - reported to the coordinator
+            conn.send(("error", _portable(exc)))
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` if it survives pickling, else a :class:`WorkerError` with its text."""
+    try:
+        clone = pickle.loads(pickle.dumps(exc))
+        if type(clone) is type(exc) and str(clone) == str(exc):
+            return exc
+    except Exception:  # noqa: BLE001 - any failure to pickle
+        pass
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return WorkerError(f"a shard failed: {detail}")
+
+
+class ProcessCluster:
+    """``shards`` worker processes forked from this one (each inherits the built model).
+
+    Payloads travel through this process as opaque bytes. A worker that dies raises
+    :class:`WorkerError`; :meth:`close` ends every worker.
+    """
+
+    def __init__(self, make: ModelFactory, shards: int, *, max_depth: int | None = None) -> None:
+        if shards < 1:
+            raise ValueError(f"shards must be at least 1, got {shards}")
+        if "fork" not in multiprocessing.get_all_start_methods():
+            raise WorkerError("--workers needs the 'fork' start method (Linux or macOS)")
+        self.shards = shards
+        model = make()
+        context = multiprocessing.get_context("fork")
+        self._conns: list[Any] = []
+        self._procs: list[Any] = []
+        self._payloads: list[list[bytes]] | None = None
+        try:
+            for index in range(shards):
+                mine, theirs = context.Pipe()
+                process = context.Process(target=_serve, args=(theirs, index, shards, model, max_depth),
+                                          name=f"nice-attendre-shard-{index}", daemon=True)
+                process.start()
+                theirs.close()
+                self._conns.append(mine)
+                self._procs.append(process)
+            for index in range(shards):
+                self._receive(index)
+        except BaseException:
+            self.close()
+            raise
+
+    def _receive(self, index: int) -> Any:
+        try:
+            status, value = self._conns[index].recv()
+        except (EOFError, OSError):
+            process = self._procs[index]
+            process.join(1)
+            raise WorkerError(f"shard {index} ended unexpectedly (exit code {process.exitcode}); "
+                              "out of memory?") from None
+        if status == "error":
+            raise value
+        return value
+
+    def _all(self, method: str, args: Sequence[tuple[Any, ...]]) -> list[Any]:
+        for conn, arguments in zip(self._conns, args):
+            conn.send((method, arguments))
+        return [self._receive(index) for index in range(self.shards)]
+
+    def seed(self) -> list[Intake]:
+        return self._all("seed", [()] * self.shards)
+
+    def expand(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
+        results = self._all("expand", [(budget, seconds) for budget in budgets])
+        self._payloads = [payloads for _report, payloads in results]
+        return [report for report, _payloads in results]
+
+    def take(self) -> list[Intake]:
+        sent = self._payloads or [[b""] * self.shards] * self.shards
+        self._payloads = None
+        return self._all("take", [([sent[i][j] for i in range(self.shards)],) for j in range(self.shards)])
+
+    def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
+        return self._all("parents", [(list(fps),) for fps in fingerprints])
+
+    def close(self) -> None:
+        for conn in self._conns:
+            try:
+                conn.send(("close", ()))
+            except (OSError, ValueError):
+                pass
+        for process in self._procs:
+            process.join(2)
+            if process.is_alive():
+                process.terminate()
+                process.join(2)
+        for conn in self._conns:
+            conn.close()
+        self._conns, self._procs = [], []
+
+
+def cpu_count() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1

@@ -1,0 +1,266 @@
+"""One shard of a partitioned search: the states whose fingerprint it owns.
+
+The partitioned search (Stern and Dill's parallel Murphi; PReach) gives every state an
+owner, chosen by its fingerprint (:func:`nice_attendre.fingerprint.owner`). A shard stores
+the fingerprints of the states it owns with each one's parent, expands them, and ships every
+successor to its owner. The search runs in levels, breadth first: in level ``k`` every shard
+expands its frontier (the states first reached at depth ``k``), then every shard takes in the
+successors shipped to it and keeps the new ones as its next frontier. A shard is engine-free:
+the same class runs in a worker process (:mod:`nice_attendre.parallel`) and in a Ray actor
+(:mod:`nice_attendre.ray_engine`).
+
+Determinism: a frontier is expanded in fingerprint order, and a state first reached in a
+level from several parents keeps the parent with the smallest fingerprint. So the states of
+each level, every count, and the parent chain of every state (hence every trace) are the same
+for any number of shards, any engine and any timing.
+"""
+from __future__ import annotations
+
+import pickle
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from nice_attendre.codec import PickleCodec
+from nice_attendre.fingerprint import fingerprint_functions, owner
+from nice_attendre.property import Expectation, Metric, Property
+from nice_attendre.visited import FingerprintTable
+
+_CHECK_EVERY = 1024  # transitions between clock reads
+
+
+@dataclass
+class Found:
+    """A state of the shard's frontier that violates properties: ``(property, expectation
+    value, reason)`` for each."""
+
+    fingerprint: int
+    level: int
+    violations: list[tuple[str, str, str]]
+
+
+@dataclass
+class LevelReport:
+    """What a shard did while expanding one level."""
+
+    transitions: int = 0
+    expanded: int = 0
+    found: list[Found] = field(default_factory=list)
+    sometimes_held: list[str] = field(default_factory=list)
+    metrics: dict[str, tuple[int, int]] = field(default_factory=dict)
+    depth_cut: bool = False
+    stop_reason: str | None = None  # "max-transitions" or "max-seconds": work was left undone
+
+
+@dataclass
+class Intake:
+    """What a shard took in at the end of a level."""
+
+    new_states: int
+    revisits: int
+
+
+class Shard:
+    """The part of a partitioned search that owns the states with ``owner(fp) == index``.
+
+    ``system`` is any :class:`~nice_attendre.system.System` (with its optional fingerprint
+    and codec methods); ``properties`` and ``metrics`` are checked as :func:`~nice_attendre.dfs`
+    checks them. The coordinator calls :meth:`seed`, then per level :meth:`expand` on every
+    shard and :meth:`take` with the payloads addressed to this shard, and at the end
+    :meth:`parents` to rebuild traces. ``max_depth`` states are not expanded (as in
+    :class:`~nice_attendre.checker.Limits`, with depth the breadth-first level).
+    """
+
+    def __init__(self, index: int, shards: int, system: Any, properties: Sequence[Property] = (),
+                 metrics: Sequence[Metric] = (), *, max_depth: int | None = None) -> None:
+        self.index = index
+        self.shards = shards
+        self.system = system
+        props = tuple(properties)
+        self.always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
+        self.at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
+        self.sometimes = [p for p in props if p.expectation is Expectation.SOMETIMES]
+        self.metrics = tuple(metrics)
+        self.max_depth = max_depth
+        self.fingerprint_of, self.step = fingerprint_functions(system)
+        make_codec = getattr(system, "state_codec", None)
+        self.codec = make_codec() if make_codec is not None else PickleCodec()
+        #: every state this shard owns: fingerprint -> parent's fingerprint (itself for an initial state)
+        self.visited = FingerprintTable(values=True)
+        #: fingerprints known not to be new: the states this shard owns, and the successors it
+        #: shipped to their owners in earlier levels (a successor met again is a revisit)
+        self.seen: set[int] = set()
+        self.level = 0
+        self.frontier: list[tuple[int, Any]] = []
+        self._next: dict[int, list[Any]] = {}  # fingerprint -> [parent, state]: owned, new this level
+        self._revisits = 0
+        self._held: list[str] = []  # sometimes-properties that held in this level
+        self._metric_ranges: dict[str, tuple[int, int]] = {}
+
+    # ---- the search ---------------------------------------------------------------------
+
+    def seed(self) -> Intake:
+        """Take the initial states this shard owns as the frontier of level 0."""
+        for state in self.system.initial_states():
+            fp = self.fingerprint_of(state)
+            if owner(fp, self.shards) == self.index:
+                self._offer(fp, fp, state)
+        return self._close_level(advance=False)
+
+    def expand(self, budget: int | None = None, seconds: float | None = None) -> tuple[LevelReport, list[bytes]]:
+        """Expand the frontier: check each state, apply its events, route the successors.
+
+        Stops early, with work left undone, rather than exceed ``budget`` transitions or
+        ``seconds`` (the report then says why; the search ends after this level). Returns the
+        report and, per shard, the pickled payload of the successors it owns (``b""`` for
+        none, and for this shard itself, whose successors are kept here).
+        """
+        report = LevelReport()
+        deadline = None if seconds is None else time.monotonic() + seconds
+        successors: dict[int, list[Any]] = {}  # fingerprint -> [smallest parent, state]
+        seen, step = self.seen, self.step
+        level, limit = self.level, self.max_depth
+        transitions = revisits = 0
+        next_check = _CHECK_EVERY
+        for fp, state in self.frontier:
+            if budget is not None and transitions >= budget:
+                report.stop_reason = "max-transitions"
+                break
+            if deadline is not None and transitions >= next_check:
+                next_check = transitions + _CHECK_EVERY
+                if time.monotonic() >= deadline:
+                    report.stop_reason = "max-seconds"
+                    break
+            events = self._check(fp, state, report)
+            report.expanded += 1
+            if not events:
+                continue
+            if limit is not None and level >= limit:
+                report.depth_cut = True
+                continue
+            if budget is not None and transitions + len(events) > budget:
+                events = events[:budget - transitions]
+                report.stop_reason = "max-transitions"
+            for event in events:
+                successor, sfp = step(state, fp, event)
+                if sfp in seen:
+                    revisits += 1
+                    continue
+                known = successors.get(sfp)
+                if known is None:
+                    successors[sfp] = [fp, successor]
+                else:  # reached again in this level from here
+                    revisits += 1
+                    if fp < known[0]:
+                        known[0] = fp
+            transitions += len(events)
+            if report.stop_reason:
+                break
+        self._revisits += revisits
+        report.transitions = transitions
+        report.sometimes_held, self._held = self._held, []
+        report.metrics, self._metric_ranges = self._metric_ranges, {}
+        shards, index = self.shards, self.index
+        outgoing: list[list[int]] = [[] for _ in range(shards)]
+        for sfp in successors:
+            outgoing[(sfp >> 32) % shards].append(sfp)  # owner(sfp, shards), inlined
+        for sfp in outgoing[index]:
+            parent, successor = successors[sfp]
+            self._offer(sfp, parent, successor)
+        payloads = [b""] * shards
+        for peer, fps in enumerate(outgoing):
+            if peer != index and fps:
+                seen.update(fps)
+                encoded = self.codec.encode([successors[f][1] for f in fps], peer)
+                payloads[peer] = pickle.dumps((fps, [successors[f][0] for f in fps], encoded),
+                                              protocol=pickle.HIGHEST_PROTOCOL)
+        return report, payloads
+
+    def take(self, payloads: Sequence[bytes]) -> Intake:
+        """Take in the successors the other shards shipped here (one payload per sender, in
+        shard order); the new ones become the frontier of the next level."""
+        seen, pending = self.seen, self._next
+        for payload in payloads:
+            if not payload:
+                continue
+            fps, parents, encoded = pickle.loads(payload)
+            decode = self.codec.decode(encoded)  # registers the payload's new components
+            for i, sfp in enumerate(fps):
+                if sfp in seen:
+                    self._revisits += 1
+                    continue
+                known = pending.get(sfp)
+                if known is not None:
+                    self._revisits += 1
+                    if parents[i] < known[0]:
+                        known[0] = parents[i]
+                    continue
+                pending[sfp] = [parents[i], decode(i)]
+        return self._close_level(advance=True)
+
+    def _offer(self, fp: int, parent: int, state: Any) -> None:
+        """A successor (or initial state) this shard owns."""
+        if fp in self.seen:
+            self._revisits += 1
+            return
+        known = self._next.get(fp)
+        if known is not None:
+            self._revisits += 1
+            if parent < known[0]:
+                known[0] = parent
+            return
+        self._next[fp] = [parent, state]
+
+    def _close_level(self, advance: bool) -> Intake:
+        intake = Intake(len(self._next), self._revisits)
+        put = self.visited.put
+        for fp, (parent, _state) in self._next.items():
+            put(fp, parent)
+        self.seen.update(self._next)
+        self.frontier = sorted((fp, entry[1]) for fp, entry in self._next.items())
+        self._next = {}
+        self._revisits = 0
+        if advance:
+            self.level += 1
+        return intake
+
+    # ---- checking a state ---------------------------------------------------------------
+
+    def _check(self, fp: int, state: Any, report: LevelReport) -> Sequence[Any] | None:
+        """Check ``state``'s properties (as the DFS checks a new state); its events, or None
+        if it violates an ``always`` property (it is then not expanded)."""
+        bad: list[tuple[str, str, str]] = []
+        for prop in self.always:
+            if not prop.holds(state):
+                bad.append((prop.name, prop.expectation.value, prop.why(state)))
+        if self.sometimes:
+            for prop in list(self.sometimes):
+                if prop.holds(state):
+                    self.sometimes.remove(prop)
+                    self._held.append(prop.name)
+        if bad:
+            report.found.append(Found(fp, self.level, bad))
+            return None
+        events = self.system.enabled(state)
+        if not events:
+            for prop in self.at_end:
+                if not prop.holds(state):
+                    bad.append((prop.name, prop.expectation.value, prop.why(state)))
+            if bad:
+                report.found.append(Found(fp, self.level, bad))
+            for metric in self.metrics:
+                value = metric.value(state)
+                low, high = self._metric_ranges.get(metric.name, (value, value))
+                self._metric_ranges[metric.name] = (min(low, value), max(high, value))
+        return events
+
+    # ---- questions from the coordinator -------------------------------------------------
+
+    def counts(self) -> int:
+        """How many states this shard stores."""
+        return len(self.visited)
+
+    def parents(self, fingerprints: Sequence[int]) -> list[int | None]:
+        """The parent fingerprint of each state (itself for an initial state; None if unknown)."""
+        get = self.visited.get
+        return [get(fp) for fp in fingerprints]
