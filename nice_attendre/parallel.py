@@ -13,7 +13,10 @@ What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
   states are stored as 64-bit fingerprints, so ``collision_probability`` is set;
 * ``max_depth`` is the deepest breadth-first level: the largest number of events on a
   *shortest* path from an initial state to a stored state. The DFS reports the deepest
-  stack, which follows whatever path it took first, so it is usually larger;
+  stack, which follows whatever path it took first, so it is usually larger. (Like the DFS,
+  which explores all that one initial state reaches before it starts from the next, the
+  search runs one round per initial state, from those not reached in earlier rounds; levels
+  count from each round's initial state. The network model has one initial state.);
 * discoveries and their traces are deterministic (the same for any number of shards and
   either engine) but not the DFS's: a trace is a shortest path to the violating state, rebuilt
   by replaying, from the initial state, the events whose successors have the recorded parent
@@ -57,8 +60,8 @@ class Cluster(Protocol):
 
     shards: int
 
-    def seed(self) -> list[Intake]:
-        """Every shard takes the initial states it owns."""
+    def seed(self, position: int) -> list[Intake]:
+        """Every shard starts a round from initial state number ``position``."""
         ...
 
     def expand(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
@@ -91,52 +94,60 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
     next_progress = start + progress_interval
     shards = cluster.shards
     transitions = unique = revisits = max_depth = level = 0
-    found: list[Found] = []
+    found: list[tuple[int, Found]] = []  # (round, found)
+    round_index = 0
     held: set[str] = set()
     metrics: dict[str, tuple[int, int]] = {}
     stop_reason: str | None = None
     depth_cut = False
+
+    def take_in(intakes: list[Intake]) -> int:
+        nonlocal unique, revisits
+        for intake in intakes:
+            unique += intake.new_states
+            revisits += intake.revisits
+            found.extend((round_index, item) for item in intake.found)
+            held.update(intake.sometimes_held)
+            for name, (low, high) in intake.metrics.items():
+                old = metrics.get(name, (low, high))
+                metrics[name] = (min(old[0], low), max(old[1], high))
+        return sum(intake.new_states for intake in intakes)
+
     try:
-        intakes = cluster.seed()
-        unique = sum(i.new_states for i in intakes)
-        revisits = sum(i.revisits for i in intakes)
-        frontier = unique
-        if limits.max_states is not None and unique >= limits.max_states:
-            stop_reason = "max-states"
-        while frontier and stop_reason is None:
-            budgets: list[int | None] = [None] * shards
-            if limits.max_transitions is not None:
-                left = max(limits.max_transitions - transitions, 0)
-                budgets = [left // shards + (1 if i < left % shards else 0) for i in range(shards)]
-            seconds = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-            reports = cluster.expand(budgets, seconds)
-            for report in reports:
-                transitions += report.transitions
-                found.extend(report.found)
-                held.update(report.sometimes_held)
-                for name, (low, high) in report.metrics.items():
-                    old = metrics.get(name, (low, high))
-                    metrics[name] = (min(old[0], low), max(old[1], high))
-                depth_cut = depth_cut or report.depth_cut
-                stop_reason = stop_reason or report.stop_reason
-            intakes = cluster.take()
-            frontier = sum(i.new_states for i in intakes)
-            unique += frontier
-            revisits += sum(i.revisits for i in intakes)
-            level += 1
-            if frontier:
-                max_depth = level
-            if stop_reason is None:
+        for round_index in range(len(system.initial_states())):
+            frontier = take_in(cluster.seed(round_index))
+            level = 0
+            while True:
                 if found and not keep_going:
                     stop_reason = "violation"
-                elif limits.max_states is not None and unique >= limits.max_states and frontier:
+                elif limits.max_states is not None and unique >= limits.max_states:
                     stop_reason = "max-states"
-                elif deadline is not None and time.monotonic() >= deadline and frontier:
+                elif deadline is not None and time.monotonic() >= deadline:
                     stop_reason = "max-seconds"
-            now = time.monotonic()
-            if progress is not None and now >= next_progress:
-                next_progress = now + progress_interval
-                progress(Progress(transitions, unique, level, max_depth, now - start))
+                if stop_reason is not None or not frontier:
+                    break
+                budgets: list[int | None] = [None] * shards
+                if limits.max_transitions is not None:
+                    left = max(limits.max_transitions - transitions, 0)
+                    budgets = [left // shards + (1 if i < left % shards else 0) for i in range(shards)]
+                seconds = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+                reports = cluster.expand(budgets, seconds)
+                for report in reports:
+                    transitions += report.transitions
+                    depth_cut = depth_cut or report.depth_cut
+                    stop_reason = stop_reason or report.stop_reason
+                frontier = take_in(cluster.take())
+                level += 1
+                if frontier:
+                    max_depth = max(max_depth, level)
+                now = time.monotonic()
+                if progress is not None and now >= next_progress:
+                    next_progress = now + progress_interval
+                    progress(Progress(transitions, unique, level, max_depth, now - start))
+                if stop_reason is not None:
+                    break
+            if stop_reason is not None:
+                break
         discoveries = _discoveries(cluster, system, found, keep_going) if found else []
     except KeyboardInterrupt:
         stop_reason = "interrupted"
@@ -154,14 +165,15 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
                   collision_probability=collision_probability(unique, unique + revisits))
 
 
-def _discoveries(cluster: Cluster, system: Any, found: list[Found], keep_going: bool) -> list[Discovery]:
-    """The reported violations with their traces (see the module docstring for which)."""
-    found = sorted(found, key=lambda f: (f.level, f.fingerprint))
+def _discoveries(cluster: Cluster, system: Any, found: list[tuple[int, Found]], keep_going: bool) -> list[Discovery]:
+    """The reported violations with their traces (see the module docstring for which), in
+    the order (round, level, fingerprint)."""
+    ordered = [item for _key, item in sorted(((r, f.level, f.fingerprint), f) for r, f in found)]
     if not keep_going:
-        found = [found[0]]
-    chains = _parent_chains(cluster, [f.fingerprint for f in found])
+        ordered = ordered[:1]
+    chains = _parent_chains(cluster, [f.fingerprint for f in ordered])
     discoveries = []
-    for item in found:
+    for item in ordered:
         trace = rebuild_trace(system, chains[item.fingerprint])
         for name, expectation, reason in item.violations:
             discoveries.append(Discovery(name, Expectation(expectation), trace, reason))
@@ -210,6 +222,39 @@ def rebuild_trace(system: Any, chain: Sequence[int]) -> Trace:
             raise ModelError(f"step {number} of a trace: no enabled event leads to the state with "
                              f"fingerprint {target:#018x}; the model is not deterministic")
     return Trace(initial, tuple(steps))
+
+
+# ---- shards in this process ----------------------------------------------------------------
+
+
+class InProcessCluster:
+    """Every shard in this process, run one after another: the partitioned search without
+    parallelism (for tests, and to debug a model's codec or fingerprints)."""
+
+    def __init__(self, make: ModelFactory, shards: int, *, max_depth: int | None = None) -> None:
+        system, properties, metrics = make()
+        self.shards = shards
+        self._shards = [Shard(i, shards, system, properties, metrics, max_depth=max_depth) for i in range(shards)]
+        self._payloads: list[list[bytes]] = [[b""] * shards for _ in range(shards)]
+
+    def seed(self, position: int) -> list[Intake]:
+        return [shard.seed(position) for shard in self._shards]
+
+    def expand(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
+        results = [shard.expand(budget, seconds) for shard, budget in zip(self._shards, budgets)]
+        self._payloads = [payloads for _report, payloads in results]
+        return [report for report, _payloads in results]
+
+    def take(self) -> list[Intake]:
+        sent = self._payloads
+        self._payloads = [[b""] * self.shards for _ in range(self.shards)]
+        return [shard.take([sent[i][j] for i in range(self.shards)]) for j, shard in enumerate(self._shards)]
+
+    def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
+        return [shard.parents(fps) for shard, fps in zip(self._shards, fingerprints)]
+
+    def close(self) -> None:
+        self._shards = []
 
 
 # ---- worker processes on this machine -------------------------------------------------------
@@ -301,8 +346,8 @@ class ProcessCluster:
             conn.send((method, arguments))
         return [self._receive(index) for index in range(self.shards)]
 
-    def seed(self) -> list[Intake]:
-        return self._all("seed", [()] * self.shards)
+    def seed(self, position: int) -> list[Intake]:
+        return self._all("seed", [(position,)] * self.shards)
 
     def expand(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
         results = self._all("expand", [(budget, seconds) for budget in budgets])

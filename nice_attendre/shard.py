@@ -44,20 +44,20 @@ class LevelReport:
     """What a shard did while expanding one level."""
 
     transitions: int = 0
-    expanded: int = 0
-    found: list[Found] = field(default_factory=list)
-    sometimes_held: list[str] = field(default_factory=list)
-    metrics: dict[str, tuple[int, int]] = field(default_factory=dict)
     depth_cut: bool = False
     stop_reason: str | None = None  # "max-transitions" or "max-seconds": work was left undone
 
 
 @dataclass
 class Intake:
-    """What a shard took in at the end of a level."""
+    """The states a shard stored at the end of a level (or from the initial states), each
+    checked as the DFS checks a state it stores."""
 
     new_states: int
     revisits: int
+    found: list[Found] = field(default_factory=list)
+    sometimes_held: list[str] = field(default_factory=list)
+    metrics: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 class Shard:
@@ -91,53 +91,46 @@ class Shard:
         #: shipped to their owners in earlier levels (a successor met again is a revisit)
         self.seen: set[int] = set()
         self.level = 0
-        self.frontier: list[tuple[int, Any]] = []
+        #: the states of the current level: (fingerprint, state, events or None if not to expand)
+        self.frontier: list[tuple[int, Any, Sequence[Any] | None]] = []
         self._next: dict[int, list[Any]] = {}  # fingerprint -> [parent, state]: owned, new this level
         self._revisits = 0
-        self._held: list[str] = []  # sometimes-properties that held in this level
-        self._metric_ranges: dict[str, tuple[int, int]] = {}
 
     # ---- the search ---------------------------------------------------------------------
 
-    def seed(self) -> Intake:
-        """Take the initial states this shard owns as the frontier of level 0."""
-        for state in self.system.initial_states():
-            fp = self.fingerprint_of(state)
-            if owner(fp, self.shards) == self.index:
-                self._offer(fp, fp, state)
-        return self._close_level(advance=False)
+    def seed(self, position: int) -> Intake:
+        """Start a round from initial state number ``position``: store and check it, as the
+        frontier of level 0, if this shard owns it and no earlier round reached it. (Like the
+        DFS, which explores everything reachable from one initial state before the next,
+        the search runs one round per initial state.)"""
+        self.level = 0
+        state = self.system.initial_states()[position]
+        fp = self.fingerprint_of(state)
+        if owner(fp, self.shards) == self.index and fp not in self.seen:
+            self._next[fp] = [fp, state]
+        return self._close_level()
 
     def expand(self, budget: int | None = None, seconds: float | None = None) -> tuple[LevelReport, list[bytes]]:
-        """Expand the frontier: check each state, apply its events, route the successors.
+        """Apply every event of every frontier state and route the successors.
 
         Stops early, with work left undone, rather than exceed ``budget`` transitions or
         ``seconds`` (the report then says why; the search ends after this level). Returns the
         report and, per shard, the pickled payload of the successors it owns (``b""`` for
-        none, and for this shard itself, whose successors are kept here).
+        none, and for this shard itself, whose successors stay here).
         """
         report = LevelReport()
         deadline = None if seconds is None else time.monotonic() + seconds
         successors: dict[int, list[Any]] = {}  # fingerprint -> [smallest parent, state]
         seen, step = self.seen, self.step
-        level, limit = self.level, self.max_depth
+        cut = self.max_depth is not None and self.level >= self.max_depth
         transitions = revisits = 0
         next_check = _CHECK_EVERY
-        for fp, state in self.frontier:
-            if budget is not None and transitions >= budget:
-                report.stop_reason = "max-transitions"
-                break
-            if deadline is not None and transitions >= next_check:
-                next_check = transitions + _CHECK_EVERY
-                if time.monotonic() >= deadline:
-                    report.stop_reason = "max-seconds"
-                    break
-            events = self._check(fp, state, report)
-            report.expanded += 1
+        for fp, state, events in self.frontier:
             if not events:
                 continue
-            if limit is not None and level >= limit:
+            if cut:
                 report.depth_cut = True
-                continue
+                break
             if budget is not None and transitions + len(events) > budget:
                 events = events[:budget - transitions]
                 report.stop_reason = "max-transitions"
@@ -156,10 +149,13 @@ class Shard:
             transitions += len(events)
             if report.stop_reason:
                 break
+            if deadline is not None and transitions >= next_check:
+                next_check = transitions + _CHECK_EVERY
+                if time.monotonic() >= deadline:
+                    report.stop_reason = "max-seconds"
+                    break
         self._revisits += revisits
         report.transitions = transitions
-        report.sometimes_held, self._held = self._held, []
-        report.metrics, self._metric_ranges = self._metric_ranges, {}
         shards, index = self.shards, self.index
         outgoing: list[list[int]] = [[] for _ in range(shards)]
         for sfp in successors:
@@ -178,28 +174,19 @@ class Shard:
 
     def take(self, payloads: Sequence[bytes]) -> Intake:
         """Take in the successors the other shards shipped here (one payload per sender, in
-        shard order); the new ones become the frontier of the next level."""
-        seen, pending = self.seen, self._next
+        shard order); store and check the new ones: the frontier of the next level."""
         for payload in payloads:
             if not payload:
                 continue
             fps, parents, encoded = pickle.loads(payload)
             decode = self.codec.decode(encoded)  # registers the payload's new components
             for i, sfp in enumerate(fps):
-                if sfp in seen:
-                    self._revisits += 1
-                    continue
-                known = pending.get(sfp)
-                if known is not None:
-                    self._revisits += 1
-                    if parents[i] < known[0]:
-                        known[0] = parents[i]
-                    continue
-                pending[sfp] = [parents[i], decode(i)]
-        return self._close_level(advance=True)
+                self._offer(sfp, parents[i], decode, i)
+        self.level += 1
+        return self._close_level()
 
-    def _offer(self, fp: int, parent: int, state: Any) -> None:
-        """A successor (or initial state) this shard owns."""
+    def _offer(self, fp: int, parent: int, state: Any, index: int = -1) -> None:
+        """A successor this shard owns (``state(index)`` decodes it when ``index`` >= 0)."""
         if fp in self.seen:
             self._revisits += 1
             return
@@ -209,26 +196,28 @@ class Shard:
             if parent < known[0]:
                 known[0] = parent
             return
-        self._next[fp] = [parent, state]
+        self._next[fp] = [parent, state if index < 0 else state(index)]
 
-    def _close_level(self, advance: bool) -> Intake:
+    def _close_level(self) -> Intake:
+        """Store the new states of the level and check them, in fingerprint order."""
         intake = Intake(len(self._next), self._revisits)
         put = self.visited.put
-        for fp, (parent, _state) in self._next.items():
+        frontier = []
+        for fp in sorted(self._next):
+            parent, state = self._next[fp]
             put(fp, parent)
+            frontier.append((fp, state, self._check(fp, state, intake)))
         self.seen.update(self._next)
-        self.frontier = sorted((fp, entry[1]) for fp, entry in self._next.items())
+        self.frontier = frontier
         self._next = {}
         self._revisits = 0
-        if advance:
-            self.level += 1
         return intake
 
     # ---- checking a state ---------------------------------------------------------------
 
-    def _check(self, fp: int, state: Any, report: LevelReport) -> Sequence[Any] | None:
-        """Check ``state``'s properties (as the DFS checks a new state); its events, or None
-        if it violates an ``always`` property (it is then not expanded)."""
+    def _check(self, fp: int, state: Any, intake: Intake) -> Sequence[Any] | None:
+        """Check a new state's properties (as the DFS checks a state it stores); its events,
+        or None if it violates an ``always`` property (it is then not expanded)."""
         bad: list[tuple[str, str, str]] = []
         for prop in self.always:
             if not prop.holds(state):
@@ -237,9 +226,9 @@ class Shard:
             for prop in list(self.sometimes):
                 if prop.holds(state):
                     self.sometimes.remove(prop)
-                    self._held.append(prop.name)
+                    intake.sometimes_held.append(prop.name)
         if bad:
-            report.found.append(Found(fp, self.level, bad))
+            intake.found.append(Found(fp, self.level, bad))
             return None
         events = self.system.enabled(state)
         if not events:
@@ -247,11 +236,12 @@ class Shard:
                 if not prop.holds(state):
                     bad.append((prop.name, prop.expectation.value, prop.why(state)))
             if bad:
-                report.found.append(Found(fp, self.level, bad))
+                intake.found.append(Found(fp, self.level, bad))
+            ranges = intake.metrics
             for metric in self.metrics:
                 value = metric.value(state)
-                low, high = self._metric_ranges.get(metric.name, (value, value))
-                self._metric_ranges[metric.name] = (min(low, value), max(high, value))
+                low, high = ranges.get(metric.name, (value, value))
+                ranges[metric.name] = (min(low, value), max(high, value))
         return events
 
     # ---- questions from the coordinator -------------------------------------------------
