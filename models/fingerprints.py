@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from itertools import compress
 from operator import mul, ne
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from nice_attendre.fingerprint import MASK64, hash_sequence, slot_multiplier
 from nice_attendre.models.intern import Interner
@@ -77,9 +77,9 @@ class Fingerprinter:
             delta += mult[slot] * (table[new[slot]] - table[old[slot]])
         return delta
 
-    def update(self, fingerprint: int, old: Sequence[int], new: Sequence[int], written: Sequence[int]) -> int:
-        """The fingerprint of ``new``, from that of ``old`` and the slots ``written`` (with
-        repeats; every slot where ``new`` differs from ``old`` must be among them)."""
+    def update(self, fingerprint: int, old: Sequence[int], new: Sequence[int], written: Iterable[int]) -> int:
+        """The fingerprint of ``new``, from that of ``old`` and the slots ``written`` (every
+        slot where ``new`` differs from ``old`` must be among them)."""
         slots = set(written)
         try:
             delta = self._delta(old, new, slots)

@@ -66,7 +66,7 @@ class Tx:
         self.s = list(state)
         self.notes = notes
         self.outbox: dict[int, list[Any]] | None = None  # a threaded controller's commands, per switch
-        self.dirty: list[int] = []  # slots written (with repeats)
+        self.dirty: dict[int, None] = {}  # slots written (keys; a dict is an ordered set)
 
     def get(self, slot: int) -> Any:
         """The value in ``slot``."""
@@ -75,19 +75,19 @@ class Tx:
     def put(self, slot: int, value: Any) -> None:
         """Store ``value`` in ``slot``."""
         self.s[slot] = self.net._intern[slot](value)
-        self.dirty.append(slot)
+        self.dirty[slot] = None
 
     def set_id(self, slot: int, value_id: int) -> None:
         """Store the already interned value ``value_id`` in ``slot``."""
         self.s[slot] = value_id
-        self.dirty.append(slot)
+        self.dirty[slot] = None
 
     def pop(self, slot: int) -> Any:
         """Remove and return the first item of queue ``slot``."""
         net = self.net
         queue = net._queues.values[self.s[slot]]
         self.s[slot] = net._queues.intern(queue[1:])
-        self.dirty.append(slot)
+        self.dirty[slot] = None
         return net._items.values[queue[0]]
 
     def push(self, slot: int, item: Any) -> None:
@@ -95,7 +95,7 @@ class Tx:
         net = self.net
         queue = net._queues.values[self.s[slot]]
         self.s[slot] = net._queues.intern(queue + (net._items.intern(item),))
-        self.dirty.append(slot)
+        self.dirty[slot] = None
 
     def alert(self, kind: str, detail: str) -> None:
         """Record that a monitor of ``kind`` observed ``detail`` on this transition."""
@@ -338,7 +338,7 @@ class Network:
         hashes, mult = fps.slot_hashes, fps.multipliers
         updated = fingerprint
         try:
-            for slot in set(tx.dirty):
+            for slot in tx.dirty:
                 table = hashes[slot]
                 updated += mult[slot] * (table[new[slot]] - table[state[slot]])
         except IndexError:  # a new component without its hash yet: the slow path

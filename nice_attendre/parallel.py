@@ -3,8 +3,9 @@
 :func:`search` drives shards (:class:`~nice_attendre.shard.Shard`) level by level on any
 *cluster*: :class:`ProcessCluster` (worker processes on this machine, ``--workers N``) or
 :class:`nice_attendre.ray_engine.RayCluster` (Ray actors, ``--engine ray``). Each level, every
-shard expands its frontier and ships each successor, as component hashes plus the components
-the receiver has not been sent yet, to its owner; then every shard takes in what it was sent.
+shard expands its frontier and offers each successor's fingerprint to its owner; the owners
+ask for the new ones, which travel as component hashes plus the components the owner has not
+been sent yet; then every shard stores and checks its new states.
 
 What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
 
@@ -43,7 +44,7 @@ from nice_attendre.errors import ModelError, NiceAttendreError
 from nice_attendre.fingerprint import fingerprint_functions, owner
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
-from nice_attendre.shard import Found, Intake, LevelReport, Shard
+from nice_attendre.shard import Found, Intake, LevelReport, Shard, tune_gc
 from nice_attendre.trace import Step, Trace
 from nice_attendre.visited import collision_probability
 
@@ -69,7 +70,8 @@ class Cluster(Protocol):
         ...
 
     def take(self) -> list[Intake]:
-        """Every shard takes in the payloads addressed to it by the last :meth:`expand`."""
+        """Every shard takes in what the last :meth:`expand` offered it: ``want``, ``ship`` and
+        ``take`` on every shard, each given what the others addressed to it."""
         ...
 
     def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
@@ -246,9 +248,11 @@ class InProcessCluster:
         return [report for report, _payloads in results]
 
     def take(self) -> list[Intake]:
-        sent = self._payloads
-        self._payloads = [[b""] * self.shards for _ in range(self.shards)]
-        return [shard.take([sent[i][j] for i in range(self.shards)]) for j, shard in enumerate(self._shards)]
+        n, shards = self.shards, self._shards
+        offers, self._payloads = self._payloads, [[b""] * n for _ in range(n)]
+        requests = [shard.want([offers[i][j] for i in range(n)]) for j, shard in enumerate(shards)]
+        payloads = [shard.ship([requests[j][i] for j in range(n)]) for i, shard in enumerate(shards)]
+        return [shard.take([payloads[i][j] for i in range(n)]) for j, shard in enumerate(shards)]
 
     def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
         return [shard.parents(fps) for shard, fps in zip(self._shards, fingerprints)]
@@ -264,6 +268,7 @@ def _serve(conn: Any, index: int, shards: int, model: tuple[Any, Sequence[Proper
            max_depth: int | None) -> None:
     """A worker process: run shard ``index``'s methods as the coordinator asks."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    tune_gc()
     try:
         system, properties, metrics = model
         shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth)
@@ -355,9 +360,12 @@ class ProcessCluster:
         return [report for report, _payloads in results]
 
     def take(self) -> list[Intake]:
-        sent = self._payloads or [[b""] * self.shards] * self.shards
+        n = self.shards
+        offers = self._payloads or [[b""] * n] * n
         self._payloads = None
-        return self._all("take", [([sent[i][j] for i in range(self.shards)],) for j in range(self.shards)])
+        requests = self._all("want", [([offers[i][j] for i in range(n)],) for j in range(n)])
+        payloads = self._all("ship", [([requests[j][i] for j in range(n)],) for i in range(n)])
+        return self._all("take", [([payloads[i][j] for i in range(n)],) for j in range(n)])
 
     def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
         return self._all("parents", [(list(fps),) for fps in fingerprints])

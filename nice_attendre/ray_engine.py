@@ -5,8 +5,8 @@
 same. Each actor builds the model itself by calling the model factory it is sent (for the
 command line and :func:`~nice_attendre.verify`, the app, topology and options by name), so
 every node needs nice-attendre installed, and an app or topology given as a file needs that
-file at the same path on every node. The payloads of one level go from actor to actor
-through Ray's object store; this process only passes their references on.
+file at the same path on every node. The offers, requests and states of one level go
+from actor to actor through Ray's object store; this process only passes their references on.
 
 Without ``address`` a local Ray instance is started with as many CPUs as shards (at least
 this machine's cores) and shut down at the end; with ``address`` (``auto``, or the head
@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from nice_attendre.errors import InputError
 from nice_attendre.parallel import ModelFactory, WorkerError, cpu_count
-from nice_attendre.shard import Intake, LevelReport, Shard
+from nice_attendre.shard import Intake, LevelReport, Shard, tune_gc
 
 #: Seconds to wait for the actors to start (a cluster without enough free CPUs never starts them).
 START_TIMEOUT = 120.0
@@ -29,6 +29,7 @@ class ShardActor:
     """A :class:`Shard` in a Ray actor (the class is wrapped by ``ray.remote`` at run time)."""
 
     def __init__(self, make: ModelFactory, index: int, shards: int, max_depth: int | None) -> None:
+        tune_gc()
         system, properties, metrics = make()
         self.shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth)
 
@@ -41,6 +42,14 @@ class ShardActor:
     def expand(self, budget: int | None, seconds: float | None) -> tuple[Any, ...]:
         report, payloads = self.shard.expand(budget, seconds)
         return (report, *payloads)
+
+    def want(self, *offers: bytes) -> Any:
+        requests = self.shard.want(offers)
+        return tuple(requests) if len(requests) > 1 else requests[0]
+
+    def ship(self, *requests: bytes) -> Any:
+        payloads = self.shard.ship(requests)
+        return tuple(payloads) if len(payloads) > 1 else payloads[0]
 
     def take(self, *payloads: bytes) -> Intake:
         return self.shard.take(payloads)
@@ -107,13 +116,18 @@ class RayCluster:
         self._payloads = [list(r[1:]) for r in refs]
         return self._get([r[0] for r in refs])
 
+    def _refs(self, ref: Any) -> list[Any]:
+        return list(ref) if self.shards > 1 else [ref]
+
     def take(self) -> list[Intake]:
-        sent = self._payloads
+        n, actors = self.shards, self._actors
+        offers = self._payloads or [[b""] * n] * n
         self._payloads = None
-        if sent is None:
-            return self._get([a.take.remote() for a in self._actors])
-        return self._get([a.take.remote(*[sent[i][j] for i in range(self.shards)])
-                          for j, a in enumerate(self._actors)])
+        requests = [self._refs(a.want.options(num_returns=n).remote(*[offers[i][j] for i in range(n)]))
+                    for j, a in enumerate(actors)]
+        payloads = [self._refs(a.ship.options(num_returns=n).remote(*[requests[j][i] for j in range(n)]))
+                    for i, a in enumerate(actors)]
+        return self._get([a.take.remote(*[payloads[i][j] for i in range(n)]) for j, a in enumerate(actors)])
 
     def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
         return self._get([a.parents.remote(list(fps)) for a, fps in zip(self._actors, fingerprints)])

@@ -9,6 +9,13 @@ successors shipped to it and keeps the new ones as its next frontier. A shard is
 the same class runs in a worker process (:mod:`nice_attendre.parallel`) and in a Ray actor
 (:mod:`nice_attendre.ray_engine`).
 
+A level has four steps, each run by every shard: :meth:`expand` (apply the events; offer each
+owner the fingerprints and parents of its successors), :meth:`want` (an owner answers which
+offered states are new to it), :meth:`ship` (the senders encode just those states: component
+hashes plus the components the owner has not been sent yet) and :meth:`take` (the owner
+decodes them, stores and checks the level's new states). Most successors are revisits, so
+most states never travel: only their 16 bytes of fingerprint and parent do.
+
 Determinism: a frontier is expanded in fingerprint order, and a state first reached in a
 level from several parents keeps the parent with the smallest fingerprint. So the states of
 each level, every count, and the parent chain of every state (hence every trace) are the same
@@ -18,15 +25,28 @@ from __future__ import annotations
 
 import pickle
 import time
+from array import array
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from nice_attendre.codec import PickleCodec
 from nice_attendre.fingerprint import fingerprint_functions, owner
 from nice_attendre.property import Expectation, Metric, Property
-from nice_attendre.visited import FingerprintTable
 
 _CHECK_EVERY = 1024  # transitions between clock reads
+
+#: The cyclic garbage collector's first threshold in a process that runs a shard: a shard
+#: keeps large, long-lived tables and makes little cyclic garbage, so collecting every 700
+#: allocations (Python's default) costs about a tenth of its time for nothing.
+GC_THRESHOLD = 50_000
+
+
+def tune_gc() -> None:
+    """Collect garbage less often in this process (call it in a process that runs a shard)."""
+    import gc
+
+    _first, second, third = gc.get_threshold()
+    gc.set_threshold(max(GC_THRESHOLD, _first), second, third)
 
 
 @dataclass
@@ -65,9 +85,9 @@ class Shard:
 
     ``system`` is any :class:`~nice_attendre.system.System` (with its optional fingerprint
     and codec methods); ``properties`` and ``metrics`` are checked as :func:`~nice_attendre.dfs`
-    checks them. The coordinator calls :meth:`seed`, then per level :meth:`expand` on every
-    shard and :meth:`take` with the payloads addressed to this shard, and at the end
-    :meth:`parents` to rebuild traces. ``max_depth`` states are not expanded (as in
+    checks them. The coordinator calls :meth:`seed` once per initial state, then per level
+    :meth:`expand`, :meth:`want`, :meth:`ship` and :meth:`take` on every shard, each with what
+    the others addressed to it, and at the end :meth:`parents` to rebuild traces. ``max_depth`` states are not expanded (as in
     :class:`~nice_attendre.checker.Limits`, with depth the breadth-first level).
     """
 
@@ -85,16 +105,21 @@ class Shard:
         self.fingerprint_of, self.step = fingerprint_functions(system)
         make_codec = getattr(system, "state_codec", None)
         self.codec = make_codec() if make_codec is not None else PickleCodec()
-        #: every state this shard owns: fingerprint -> parent's fingerprint (itself for an initial state)
-        self.visited = FingerprintTable(values=True)
         #: fingerprints known not to be new: the states this shard owns, and the successors it
         #: shipped to their owners in earlier levels (a successor met again is a revisit)
         self.seen: set[int] = set()
+        #: (fingerprint, parent's fingerprint) of every state this shard owns, in the order
+        #: stored (an initial state is its own parent); read only to rebuild traces
+        self.parent_log = array("Q")
+        self._stored = 0
+        self._parent_of: dict[int, int] | None = None
         self.level = 0
         #: the states of the current level: (fingerprint, state, events or None if not to expand)
         self.frontier: list[tuple[int, Any, Sequence[Any] | None]] = []
         self._next: dict[int, list[Any]] = {}  # fingerprint -> [parent, state]: owned, new this level
         self._revisits = 0
+        self._outbox: list[list[Any]] = []  # per peer: the states offered to it this level
+        self._awaiting: list[list[int]] = []  # per sender: fingerprints asked of it, in order
 
     # ---- the search ---------------------------------------------------------------------
 
@@ -114,13 +139,14 @@ class Shard:
         """Apply every event of every frontier state and route the successors.
 
         Stops early, with work left undone, rather than exceed ``budget`` transitions or
-        ``seconds`` (the report then says why; the search ends after this level). Returns the
-        report and, per shard, the pickled payload of the successors it owns (``b""`` for
-        none, and for this shard itself, whose successors stay here).
+        ``seconds`` (the report then says why; the search ends after this level). Keeps the
+        successors this shard owns; returns the report and, per shard, an *offer*: the
+        fingerprints and parents of the successors it owns, whose states :meth:`ship` sends
+        if the owner asks for them (``b""`` for none, and for this shard itself).
         """
         report = LevelReport()
         deadline = None if seconds is None else time.monotonic() + seconds
-        successors: dict[int, list[Any]] = {}  # fingerprint -> [smallest parent, state]
+        successors: dict[int, tuple[int, Any]] = {}  # fingerprint -> (smallest parent, state)
         seen, step = self.seen, self.step
         cut = self.max_depth is not None and self.level >= self.max_depth
         transitions = revisits = 0
@@ -141,11 +167,11 @@ class Shard:
                     continue
                 known = successors.get(sfp)
                 if known is None:
-                    successors[sfp] = [fp, successor]
+                    successors[sfp] = (fp, successor)
                 else:  # reached again in this level from here
                     revisits += 1
                     if fp < known[0]:
-                        known[0] = fp
+                        successors[sfp] = (fp, successor)
             transitions += len(events)
             if report.stop_reason:
                 break
@@ -163,30 +189,79 @@ class Shard:
         for sfp in outgoing[index]:
             parent, successor = successors[sfp]
             self._offer(sfp, parent, successor)
-        payloads = [b""] * shards
+        offers = [b""] * shards
+        self._outbox = [[] for _ in range(shards)]
         for peer, fps in enumerate(outgoing):
             if peer != index and fps:
-                seen.update(fps)
-                encoded = self.codec.encode([successors[f][1] for f in fps], peer)
-                payloads[peer] = pickle.dumps((fps, [successors[f][0] for f in fps], encoded),
+                seen.update(fps)  # from now on the owner has them
+                entries = [successors[f] for f in fps]
+                self._outbox[peer] = [entry[1] for entry in entries]
+                offers[peer] = array("Q", fps).tobytes() + array("Q", [entry[0] for entry in entries]).tobytes()
+        return report, offers
+
+    def want(self, offers: Sequence[bytes]) -> list[bytes]:
+        """Read the other shards' offers (one per sender, in shard order): count the known
+        successors as revisits, keep the smallest parent of each new one, and return, per
+        sender, the indices of the new states to fetch from it (the first sender to offer a
+        state is asked for it)."""
+        requests = [b""] * self.shards
+        seen, pending = self.seen, self._next
+        self._awaiting = [[] for _ in range(self.shards)]
+        for sender, offer in enumerate(offers):
+            if not offer:
+                continue
+            both = array("Q")
+            both.frombytes(offer)
+            half = len(both) // 2
+            fps, parents = both[:half], both[half:]
+            wanted = array("L")
+            awaiting = self._awaiting[sender]
+            for i, sfp in enumerate(fps):
+                if sfp in seen:
+                    self._revisits += 1
+                    continue
+                known = pending.get(sfp)
+                if known is not None:
+                    self._revisits += 1
+                    if parents[i] < known[0]:
+                        known[0] = parents[i]
+                    continue
+                pending[sfp] = [parents[i], None]
+                wanted.append(i)
+                awaiting.append(sfp)
+            if wanted:
+                requests[sender] = wanted.tobytes()
+        return requests
+
+    def ship(self, requests: Sequence[bytes]) -> list[bytes]:
+        """Send each shard the states it asked for (one request per shard, in shard order),
+        encoded by the codec: component hashes, and the components not sent to it before."""
+        payloads = [b""] * self.shards
+        for peer, request in enumerate(requests):
+            if request:
+                wanted = array("L")
+                wanted.frombytes(request)
+                states = self._outbox[peer]
+                payloads[peer] = pickle.dumps(self.codec.encode([states[i] for i in wanted], peer),
                                               protocol=pickle.HIGHEST_PROTOCOL)
-        return report, payloads
+        self._outbox = []
+        return payloads
 
     def take(self, payloads: Sequence[bytes]) -> Intake:
-        """Take in the successors the other shards shipped here (one payload per sender, in
-        shard order); store and check the new ones: the frontier of the next level."""
-        for payload in payloads:
-            if not payload:
-                continue
-            fps, parents, encoded = pickle.loads(payload)
-            decode = self.codec.decode(encoded)  # registers the payload's new components
-            for i, sfp in enumerate(fps):
-                self._offer(sfp, parents[i], decode, i)
+        """Take in the states fetched from the other shards (one payload per sender, in
+        shard order); store and check this level's new states: the next frontier."""
+        pending = self._next
+        for sender, payload in enumerate(payloads):
+            if payload:
+                decode = self.codec.decode(pickle.loads(payload))
+                for i, sfp in enumerate(self._awaiting[sender]):
+                    pending[sfp][1] = decode(i)
+        self._awaiting = []
         self.level += 1
         return self._close_level()
 
-    def _offer(self, fp: int, parent: int, state: Any, index: int = -1) -> None:
-        """A successor this shard owns (``state(index)`` decodes it when ``index`` >= 0)."""
+    def _offer(self, fp: int, parent: int, state: Any) -> None:
+        """A successor this shard owns and has in hand."""
         if fp in self.seen:
             self._revisits += 1
             return
@@ -196,17 +271,18 @@ class Shard:
             if parent < known[0]:
                 known[0] = parent
             return
-        self._next[fp] = [parent, state if index < 0 else state(index)]
+        self._next[fp] = [parent, state]
 
     def _close_level(self) -> Intake:
         """Store the new states of the level and check them, in fingerprint order."""
         intake = Intake(len(self._next), self._revisits)
-        put = self.visited.put
+        log = self.parent_log.extend
         frontier = []
         for fp in sorted(self._next):
             parent, state = self._next[fp]
-            put(fp, parent)
+            log((fp, parent))
             frontier.append((fp, state, self._check(fp, state, intake)))
+        self._stored += len(self._next)
         self.seen.update(self._next)
         self.frontier = frontier
         self._next = {}
@@ -248,9 +324,12 @@ class Shard:
 
     def counts(self) -> int:
         """How many states this shard stores."""
-        return len(self.visited)
+        return self._stored
 
     def parents(self, fingerprints: Sequence[int]) -> list[int | None]:
         """The parent fingerprint of each state (itself for an initial state; None if unknown)."""
-        get = self.visited.get
+        if self._parent_of is None or len(self._parent_of) != self._stored:
+            log = self.parent_log
+            self._parent_of = dict(zip(log[0::2], log[1::2]))
+        get = self._parent_of.get
         return [get(fp) for fp in fingerprints]
