@@ -62,3 +62,13 @@ def test_without_ray_installed_the_error_says_what_to_install(monkeypatch: pytes
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now raises ImportError
     with pytest.raises(InputError, match=r"pip install 'nice-attendre\[cluster\]'"):
         RayCluster(lambda: None, 2)
+
+
+def test_a_users_app_file_is_loaded_by_each_actor() -> None:
+    from pathlib import Path
+
+    app = f"{Path(__file__).resolve().parents[1] / 'examples' / 'proactive.py'}:ProactiveRouting"
+    sequential = verify(app, topology="linear:3", packets=2)
+    on_ray = verify(app, topology="linear:3", packets=2, workers=2, engine="ray")
+    assert on_ray.ok and on_ray.complete
+    assert on_ray.stats.counts()[:3] == sequential.stats.counts()[:3]
