@@ -94,8 +94,11 @@ def main() -> int:
     base = None
     for name in names:
         load_before = os.getloadavg()[0]
-        out = subprocess.run([sys.executable, __file__, "--child", args.scenario, name], check=True,
+        out = subprocess.run([sys.executable, __file__, "--child", args.scenario, name],
                              capture_output=True, text=True)
+        if out.returncode != 0:
+            print(f"{name:<6} FAILED (exit code {out.returncode}):\n{out.stderr.strip()}", file=sys.stderr)
+            return 1
         row = json.loads(out.stdout)
         row["load_before"], row["load_after"] = load_before, os.getloadavg()[0]
         if name == "seq":

@@ -151,3 +151,48 @@ def test_a_worker_that_dies_is_an_error_not_a_result() -> None:
     graph = Dying(4, ((0, "a", 1), (1, "b", 2), (2, "c", 3)), (0,))
     with pytest.raises(WorkerError, match="ended unexpectedly"):
         partitioned(graph, 2, processes=True)
+
+
+class Chain:
+    """0 -> 1 -> ... -> length-1, optionally slow."""
+
+    def __init__(self, length: int, sleep: float = 0.0) -> None:
+        self.length, self.sleep = length, sleep
+
+    def initial_states(self) -> tuple[int, ...]:
+        return (0,)
+
+    def enabled(self, state: int) -> tuple[str, ...]:
+        return ("next",) if state < self.length - 1 else ()
+
+    def apply(self, state: int, event: str) -> int:
+        if self.sleep:
+            import time
+
+            time.sleep(self.sleep)
+        return state + 1
+
+
+def test_ctrl_c_ends_a_parallel_search_cleanly() -> None:
+    import multiprocessing
+
+    from nice_attendre.checker import Progress
+
+    def progress(snapshot: Progress) -> None:
+        if snapshot.depth >= 5:
+            raise KeyboardInterrupt
+
+    chain = Chain(50)
+    cluster = ProcessCluster(lambda: (chain, (), ()), 2)
+    result = search(cluster, chain, (), progress=progress, progress_interval=0.0)
+    assert not result.complete and result.stop_reason == "interrupted"
+    assert 5 <= result.stats.transitions < 49
+    assert not [p for p in multiprocessing.active_children() if p.name.startswith("nice-attendre-shard")]
+
+
+def test_max_seconds_ends_a_parallel_search() -> None:
+    chain = Chain(10_000, sleep=0.001)
+    cluster = ProcessCluster(lambda: (chain, (), ()), 2)
+    result = search(cluster, chain, (), limits=Limits(max_seconds=0.3))
+    assert not result.complete and result.stop_reason == "max-seconds"
+    assert 0 < result.stats.transitions < 9_999
