@@ -16,10 +16,13 @@ hashes plus the components the owner has not been sent yet) and :meth:`take` (th
 decodes them, stores and checks the level's new states). Most successors are revisits, so
 most states never travel: only their 16 bytes of fingerprint and parent do.
 
-Determinism: a frontier is expanded in fingerprint order, and a state first reached in a
-level from several parents keeps the parent with the smallest fingerprint. So the states of
-each level, every count, and the parent chain of every state (hence every trace) are the same
-for any number of shards, any engine and any timing.
+Determinism: a state first reached in a level from several parents keeps the parent with
+the smallest fingerprint, so the states of each level, every count of a complete search, and
+the parent chain of every state (hence every trace) are the same for any number of shards,
+any engine and any timing. A frontier is expanded in the order its states were first
+reached (this shard's own successors in the order it made them, then those from the other
+shards in shard order), which depends only on the input and the number of shards; it decides
+only where a limit cuts a search short.
 """
 from __future__ import annotations
 
@@ -274,11 +277,13 @@ class Shard:
         self._next[fp] = [parent, state]
 
     def _close_level(self) -> Intake:
-        """Store the new states of the level and check them, in fingerprint order."""
+        """Store the new states of the level and check them, in the order they were first
+        reached (siblings together: their components are warm in the caches, which saves
+        about a tenth of the time against fingerprint order)."""
         intake = Intake(len(self._next), self._revisits)
         log = self.parent_log.extend
         frontier = []
-        for fp in sorted(self._next):
+        for fp in self._next:
             parent, state = self._next[fp]
             log((fp, parent))
             frontier.append((fp, state, self._check(fp, state, intake)))
