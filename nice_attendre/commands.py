@@ -85,6 +85,9 @@ def compare(app: str, topology: str | None, packets: int, sender: str | None, re
     click.echo(f"  traffic      {net.scenario.describe()}")
     if controller_threads > 1:
         click.echo(f"  controller   {controller_threads} threads: commands of different handler calls race")
+    if workers > 1 or engine != "processes":
+        where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
+        click.echo(f"  search       partitioned over {where}, breadth-first (max depth: the longest shortest path)")
     click.echo("")
     base = rows[0]
     header = ["protocol", "transitions", "unique states", "revisits", "max depth", "time (s)",

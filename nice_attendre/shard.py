@@ -1,11 +1,11 @@
 """One shard of a partitioned search: the states whose fingerprint it owns.
 
 The partitioned search (Stern and Dill's parallel Murphi; PReach) gives every state an
-owner, chosen by its fingerprint (:func:`nice_attendre.fingerprint.owner`). A shard stores
-the fingerprints of the states it owns with each one's parent, expands them, and ships every
-successor to its owner. The search runs in levels, breadth first: in level ``k`` every shard
-expands its frontier (the states first reached at depth ``k``), then every shard takes in the
-successors shipped to it and keeps the new ones as its next frontier. A shard is engine-free:
+owner, chosen by its fingerprint (:func:`nice_attendre.fingerprint.owner`). A shard keeps
+the fingerprints of the states it owns with each one's parent, expands those states, and
+routes every successor to its owner. The search runs in levels, breadth first: in level ``k``
+every shard expands its frontier (its states first reached at depth ``k``); the new
+successors become the owners' frontiers of level ``k + 1``. A shard is engine-free:
 the same class runs in a worker process (:mod:`nice_attendre.parallel`) and in a Ray actor
 (:mod:`nice_attendre.ray_engine`).
 
@@ -48,14 +48,14 @@ def tune_gc() -> None:
     """Collect garbage less often in this process (call it in a process that runs a shard)."""
     import gc
 
-    _first, second, third = gc.get_threshold()
-    gc.set_threshold(max(GC_THRESHOLD, _first), second, third)
+    first, second, third = gc.get_threshold()
+    gc.set_threshold(max(GC_THRESHOLD, first), second, third)
 
 
 @dataclass
 class Found:
-    """A state of the shard's frontier that violates properties: ``(property, expectation
-    value, reason)`` for each."""
+    """A state the shard stored that violates properties: ``(property, expectation value,
+    reason)`` for each; ``level`` is its breadth-first depth."""
 
     fingerprint: int
     level: int
@@ -90,8 +90,9 @@ class Shard:
     and codec methods); ``properties`` and ``metrics`` are checked as :func:`~nice_attendre.dfs`
     checks them. The coordinator calls :meth:`seed` once per initial state, then per level
     :meth:`expand`, :meth:`want`, :meth:`ship` and :meth:`take` on every shard, each with what
-    the others addressed to it, and at the end :meth:`parents` to rebuild traces. ``max_depth`` states are not expanded (as in
-    :class:`~nice_attendre.checker.Limits`, with depth the breadth-first level).
+    the others addressed to it, and at the end :meth:`parents` to rebuild traces. States at
+    depth ``max_depth`` are not expanded (as in :class:`~nice_attendre.checker.Limits`, with
+    depth the breadth-first level).
     """
 
     def __init__(self, index: int, shards: int, system: Any, properties: Sequence[Property] = (),

@@ -74,6 +74,8 @@ def test_compare_with_workers_gives_the_sequential_table() -> None:
         return [row[:4] + row[6:7] for row in rows]  # protocol, transitions, states, revisits, ratio
 
     assert columns(parallel.output) == columns(sequential.output) and len(columns(parallel.output)) == 3
+    assert "partitioned over 2 worker processes, breadth-first" in parallel.output
+    assert "partitioned" not in sequential.output
 
 
 def test_bad_engine_options_are_one_line_errors() -> None:
