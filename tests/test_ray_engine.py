@@ -18,6 +18,17 @@ from nice_attendre.cli import main
 from nice_attendre.errors import InputError
 
 
+def partitioned(app: str, shards: int, **options: object):
+    """The partitioned search with its shards in this process (this module forks no worker
+    processes while Ray's threads run)."""
+    from nice_attendre.api import build
+    from nice_attendre.parallel import InProcessCluster, search
+
+    run = build(app, **options)  # type: ignore[arg-type]
+    built = (run.network, run.properties, run.metrics)
+    return search(InProcessCluster(lambda: built, shards), run.network, run.properties)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def local_ray() -> Iterator[None]:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -36,16 +47,16 @@ def test_ray_actors_give_the_sequential_counts(app: str, topology: str, packets:
     on_ray = verify(app, topology=topology, packets=packets, protocol=protocol, workers=2, engine="ray")
     assert on_ray.complete and on_ray.ok == sequential.ok
     assert on_ray.stats.counts()[:3] == sequential.stats.counts()[:3]
-    processes = verify(app, topology=topology, packets=packets, protocol=protocol, workers=2)
-    assert on_ray.stats.counts() == processes.stats.counts()
+    in_process = partitioned(app, 2, topology=topology, packets=packets, protocol=protocol)
+    assert on_ray.stats.counts() == in_process.stats.counts()
 
 
-def test_a_violation_on_ray_has_the_trace_the_processes_find() -> None:
+def test_a_violation_on_ray_has_the_trace_the_other_engines_find() -> None:
     options = dict(topology="linear:2", packets=1, app_options={"bug": "forget-last-hop"})
     on_ray = verify("route-flow", workers=2, engine="ray", **options)
-    processes = verify("route-flow", workers=3, **options)
+    three = partitioned("route-flow", 3, **options)
     assert not on_ray.ok and on_ray.stop_reason == "violation"
-    assert on_ray.discoveries[0].trace.events == processes.discoveries[0].trace.events
+    assert on_ray.discoveries[0].trace.events == three.discoveries[0].trace.events
     on_ray.discoveries[0].trace.replay(on_ray.system)
 
 
