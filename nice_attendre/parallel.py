@@ -122,11 +122,13 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
             while True:
                 if found and not keep_going:
                     stop_reason = "violation"
+                elif not frontier:
+                    break
                 elif limits.max_states is not None and unique >= limits.max_states:
                     stop_reason = "max-states"
                 elif deadline is not None and time.monotonic() >= deadline:
                     stop_reason = "max-seconds"
-                if stop_reason is not None or not frontier:
+                if stop_reason is not None:
                     break
                 budgets: list[int | None] = [None] * shards
                 if limits.max_transitions is not None:
@@ -170,7 +172,7 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
 def _discoveries(cluster: Cluster, system: Any, found: list[tuple[int, Found]], keep_going: bool) -> list[Discovery]:
     """The reported violations with their traces (see the module docstring for which), in
     the order (round, level, fingerprint)."""
-    ordered = [item for _key, item in sorted(((r, f.level, f.fingerprint), f) for r, f in found)]
+    ordered = [item for _round, item in sorted(found, key=lambda rf: (rf[0], rf[1].level, rf[1].fingerprint))]
     if not keep_going:
         ordered = ordered[:1]
     chains = _parent_chains(cluster, [f.fingerprint for f in ordered])
