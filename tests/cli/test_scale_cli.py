@@ -86,3 +86,14 @@ def test_bad_engine_options_are_one_line_errors() -> None:
     assert zero.exit_code == 2 and "--workers" in zero.output
     engine = run("verify", "route-flow", "--engine", "spark")
     assert engine.exit_code == 2 and "'spark' is not one of" in engine.output
+
+
+def test_a_state_without_a_canonical_encoding_is_one_clear_error() -> None:
+    app = f"{ROOT / 'tests' / 'data' / 'apps' / 'opaque_state.py'}:CountPacketIns"
+    exact = run("verify", app, "--topology", "linear:1")
+    assert exact.exit_code == 1 and "no-forgotten-packets" in exact.output  # runs (and finds its bug)
+    for option in ("--fingerprint", "--workers=2"):
+        result = run("verify", app, "--topology", "linear:1", option)
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: cannot fingerprint a value of type Opaque"), lines
