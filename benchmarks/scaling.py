@@ -5,7 +5,9 @@ script checks that every run gives the same transitions, unique states and revis
 prints the wall-clock time of each (from the start of the search call, process and actor
 start-up included) and its speed-up over the sequential search. The machine's load is
 printed with each run: on a machine shared with other work, speed-ups are only as good as
-the cores that were free.
+the cores that were free. The ``pair`` run measures that: two sequential searches at once,
+its "speed-up" being their throughput against one search alone (2.00x on two free cores),
+the ceiling for any two-worker run at that moment.
 
     python benchmarks/scaling.py                       # sequential, processes 1 and 2, ray 1 and 2
     python benchmarks/scaling.py --runs seq,proc2 --json out.json
@@ -34,7 +36,7 @@ DEFAULT = "mac-learning-linear2-4pkt"
 
 #: run name -> (workers, engine); workers 1 on "processes" is the sequential depth-first search
 RUNS: dict[str, tuple[int, str]] = {
-    "seq": (1, "processes"), "proc1": (1, "partitioned"), "proc2": (2, "processes"),
+    "seq": (1, "processes"), "pair": (2, "independent"), "proc1": (1, "partitioned"), "proc2": (2, "processes"),
     "ray1": (1, "ray"), "ray2": (2, "ray"),
 }
 
@@ -76,7 +78,7 @@ def run_one(scenario: str, name: str) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), default=DEFAULT)
-    parser.add_argument("--runs", default="seq,proc1,proc2,ray1,ray2",
+    parser.add_argument("--runs", default="seq,pair,proc1,proc2,ray1,ray2",
                         help=f"comma-separated, from {', '.join(RUNS)}")
     parser.add_argument("--json", help="write the measurements to this file")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
@@ -96,16 +98,24 @@ def main() -> int:
     base = None
     for name in names:
         load_before = os.getloadavg()[0]
-        out = subprocess.run([sys.executable, __file__, "--child", args.scenario, name],
-                             capture_output=True, text=True)
-        if out.returncode != 0:
-            print(f"{name:<6} FAILED (exit code {out.returncode}):\n{out.stderr.strip()}", file=sys.stderr)
-            return 1
-        row = json.loads(out.stdout)
+        copies = 2 if name == "pair" else 1
+        children = [subprocess.Popen([sys.executable, __file__, "--child", args.scenario,
+                                      "seq" if name == "pair" else name],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                    for _ in range(copies)]
+        outputs = [child.communicate() + (child.returncode,) for child in children]
+        for _stdout, stderr, code in outputs:
+            if code != 0:
+                print(f"{name:<6} FAILED (exit code {code}):\n{stderr.strip()}", file=sys.stderr)
+                return 1
+        parts = [json.loads(stdout) for stdout, _stderr, _code in outputs]
+        row = dict(parts[0], run=name, workers=RUNS[name][0], engine=RUNS[name][1],
+                   wall_seconds=max(p["wall_seconds"] for p in parts),
+                   cpu_seconds=round(sum(p["cpu_seconds"] for p in parts), 2))
         row["load_before"], row["load_after"] = load_before, os.getloadavg()[0]
         if name == "seq":
             base = row["wall_seconds"]
-        row["speedup"] = round(base / row["wall_seconds"], 2) if base else None
+        row["speedup"] = round(copies * base / row["wall_seconds"], 2) if base else None
         rows.append(row)
         speedup = f"{row['speedup']:.2f}x" if row["speedup"] else "-"
         print(f"{name:<6} {row['engine']:<12} {row['workers']:>7} {row['transitions']:>12,} "
