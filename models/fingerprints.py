@@ -91,11 +91,3 @@ class Fingerprinter:
     def changed_slots(self, old: Sequence[int], new: Sequence[int]) -> list[int]:
         """The slots where ``new`` differs from ``old`` (for checks of ``written``)."""
         return list(compress(self.slots, map(ne, old, new)))
-
-    def component_hashes(self, state: Sequence[int]) -> list[int]:
-        """The stable hash of each slot's component."""
-        try:
-            return list(map(list.__getitem__, self.slot_hashes, state))
-        except IndexError:
-            self.fill()
-            return list(map(list.__getitem__, self.slot_hashes, state))

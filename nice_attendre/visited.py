@@ -5,15 +5,14 @@ object plus the set's entry and spare room); this table stores the fingerprints 
 8 bytes each, in a flat array of ``2**k`` buckets probed linearly from the fingerprint's low
 bits, grown by doubling when three quarters full. Between growths it holds 8 / load bytes
 per fingerprint, 10.7 to 21.3; while it doubles, the old and the new array are both alive
-(24 bytes per bucket of the old one: at most 32 bytes per stored fingerprint). An optional
-second array of the same size holds a 64-bit value per fingerprint (a partitioned search
-keeps each state's parent there, to rebuild traces).
+(24 bytes per bucket of the old one: at most 32 bytes per stored fingerprint).
 
 0 marks an empty bucket, so the fingerprint 0 is kept in a separate field.
 """
 from __future__ import annotations
 
 from array import array
+from typing import Iterator
 
 #: Buckets of a new table (a power of two).
 INITIAL_BUCKETS = 1 << 10
@@ -37,25 +36,21 @@ def collision_probability(stored: int, generated: int) -> float:
 
 
 class FingerprintTable:
-    """A set of 64-bit unsigned fingerprints, optionally mapping each to a 64-bit value.
+    """A set of 64-bit unsigned fingerprints (``0 .. 2**64 - 1``).
 
     ``add`` inserts and says whether the fingerprint was new; ``in`` tests membership.
-    With ``values=True``, ``put``/``get`` store and read the value of a fingerprint.
-    Fingerprints must be in ``0 .. 2**64 - 1``.
     """
 
-    __slots__ = ("_keys", "_vals", "_mask", "_used", "_limit", "_has_zero", "_zero_value")
+    __slots__ = ("_keys", "_mask", "_used", "_limit", "_has_zero")
 
-    def __init__(self, values: bool = False, buckets: int = INITIAL_BUCKETS) -> None:
+    def __init__(self, buckets: int = INITIAL_BUCKETS) -> None:
         if buckets < 2 or buckets & (buckets - 1):
             raise ValueError(f"buckets must be a power of two >= 2, got {buckets}")
         self._keys = array("Q", [0]) * buckets
-        self._vals: array[int] | None = array("Q", [0]) * buckets if values else None
         self._mask = buckets - 1
         self._used = 0
         self._limit = buckets * _MAX_LOAD_NUM // _MAX_LOAD_DEN
         self._has_zero = False
-        self._zero_value = 0
 
     def __len__(self) -> int:
         return self._used + self._has_zero
@@ -94,71 +89,26 @@ class FingerprintTable:
                 return True
             index = (index + 1) & mask
 
-    def put(self, fingerprint: int, value: int) -> bool:
-        """Insert ``fingerprint`` with ``value``, or set its value; True if it was new."""
-        vals = self._vals
-        if vals is None:
-            raise TypeError("this table stores no values (create it with values=True)")
-        if not fingerprint:
-            new = not self._has_zero
-            self._has_zero, self._zero_value = True, value
-            return new
-        keys, mask = self._keys, self._mask
-        index = fingerprint & mask
-        while True:
-            found = keys[index]
-            if found == fingerprint:
-                vals[index] = value
-                return False
-            if not found:
-                keys[index] = fingerprint
-                vals[index] = value
-                self._used += 1
-                if self._used > self._limit:
-                    self._grow()
-                return True
-            index = (index + 1) & mask
-
-    def get(self, fingerprint: int) -> int | None:
-        """The value stored with ``fingerprint``, or None if it is not in the table."""
-        vals = self._vals
-        if vals is None:
-            raise TypeError("this table stores no values (create it with values=True)")
-        if not fingerprint:
-            return self._zero_value if self._has_zero else None
-        keys, mask = self._keys, self._mask
-        index = fingerprint & mask
-        while True:
-            found = keys[index]
-            if found == fingerprint:
-                return vals[index]
-            if not found:
-                return None
-            index = (index + 1) & mask
-
     def _grow(self) -> None:
-        old_keys, old_vals = self._keys, self._vals
+        old_keys = self._keys
         buckets = 2 * len(old_keys)
         mask = buckets - 1
         keys = array("Q", [0]) * buckets
-        vals = array("Q", [0]) * buckets if old_vals is not None else None
-        for position, fingerprint in enumerate(old_keys):
+        for fingerprint in old_keys:
             if fingerprint:
                 index = fingerprint & mask
                 while keys[index]:
                     index = (index + 1) & mask
                 keys[index] = fingerprint
-                if vals is not None:
-                    vals[index] = old_vals[position]  # type: ignore[index]
-        self._keys, self._vals, self._mask = keys, vals, mask
+        self._keys, self._mask = keys, mask
         self._limit = buckets * _MAX_LOAD_NUM // _MAX_LOAD_DEN
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the arrays."""
-        return self._keys.itemsize * len(self._keys) * (1 if self._vals is None else 2)
+        """Bytes held by the array."""
+        return self._keys.itemsize * len(self._keys)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[int]:
         """The stored fingerprints, in bucket order (0 first if stored)."""
         if self._has_zero:
             yield 0

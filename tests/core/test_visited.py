@@ -24,19 +24,6 @@ def test_behaves_like_a_set(fingerprints: list[int]) -> None:
     assert all((fp in table) == (fp in model) for fp in range(50))
 
 
-@given(st.lists(st.tuples(U64, U64), max_size=200))
-def test_behaves_like_a_map_with_values(pairs: list[tuple[int, int]]) -> None:
-    table = FingerprintTable(values=True, buckets=4)
-    model: dict[int, int] = {}
-    for fp, value in pairs:
-        assert table.put(fp, value) == (fp not in model)
-        model[fp] = value
-    for fp, value in model.items():
-        assert table.get(fp) == value
-    assert table.get(12345678901) == model.get(12345678901)
-    assert len(table) == len(model)
-
-
 def test_collisions_in_the_low_bits_probe_on() -> None:
     table = FingerprintTable(buckets=8)
     same_bucket = [k << 32 | 5 for k in range(1, 7)]
@@ -56,15 +43,13 @@ def test_grows_by_doubling_and_keeps_at_most_21_bytes_per_fingerprint_after_grow
 
 
 def test_zero_is_a_fingerprint_too() -> None:
-    table = FingerprintTable(values=True)
-    assert 0 not in table and table.get(0) is None
-    assert table.put(0, 9) and not table.put(0, 10)
-    assert 0 in table and table.get(0) == 10 and len(table) == 1 and list(table) == [0]
+    table = FingerprintTable()
+    assert 0 not in table
+    assert table.add(0) and not table.add(0)
+    assert 0 in table and len(table) == 1 and list(table) == [0]
 
 
-def test_values_need_a_value_table() -> None:
-    with pytest.raises(TypeError):
-        FingerprintTable().put(1, 2)
+def test_the_number_of_buckets_must_be_a_power_of_two() -> None:
     with pytest.raises(ValueError):
         FingerprintTable(buckets=3)
 
