@@ -83,3 +83,13 @@ def test_a_users_app_file_is_loaded_by_each_actor() -> None:
     on_ray = verify(app, topology="linear:3", packets=2, workers=2, engine="ray")
     assert on_ray.ok and on_ray.complete
     assert on_ray.stats.counts()[:3] == sequential.stats.counts()[:3]
+
+
+def test_an_error_in_an_actor_reaches_the_caller_as_itself() -> None:
+    from pathlib import Path
+
+    from nice_attendre.fingerprint import FingerprintError
+
+    app = f"{Path(__file__).resolve().parent / 'data' / 'apps' / 'opaque_state.py'}:CountPacketIns"
+    with pytest.raises(FingerprintError, match="cannot fingerprint a value of type Opaque"):
+        verify(app, topology="linear:1", workers=2, engine="ray")
