@@ -21,9 +21,9 @@ What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
 * discoveries and their traces are deterministic (the same for any number of shards and
   either engine) but not the DFS's: a trace is a shortest path to the violating state, rebuilt
   by replaying, from the initial state, the events whose successors have the recorded parent
-  fingerprints. Without ``keep_going`` the search stops after the level where the first
-  violation was found and reports the violating state with the smallest fingerprint of that
-  level (the DFS stops at once, at the first it meets);
+  fingerprints. Without ``keep_going`` the search stops after the level that stored the
+  first violating state and reports the violating state with the smallest fingerprint of
+  that level (the DFS stops at once, at the first it meets);
 * limits: ``max_transitions`` is split between the shards per level and never exceeded;
   ``max_states`` and ``max_depth`` apply at level ends (a run may store one level more than
   ``max_states``); ``max_seconds`` is checked within levels too. Ctrl-C ends the search with the
