@@ -5,7 +5,8 @@ stable 64-bit hash (:class:`~nice_attendre.models.intern.Interner`), and the sta
 fingerprint is ``sum(k_i * h_i) mod 2**64`` over its slots, ``k_i`` the slot's odd
 multiplier (:func:`nice_attendre.fingerprint.slot_multiplier`). A transition writes one to
 four slots, which its ``Tx`` records; :meth:`Fingerprinter.update` updates the fingerprint
-from those slots only, never rehashing a component.
+from those slots only, with each ``k_i * h_i`` cached per slot and component, never
+rehashing a component.
 
 Queues hold ids of interned items, so a queue's hash is computed from its items' hashes
 (a FIFO in order; a threaded controller's command channel, a sorted tuple of batches, as a
@@ -44,7 +45,7 @@ def queue_hasher(items: Interner[Any]) -> Callable[[tuple[Any, ...]], int]:
 class Fingerprinter:
     """Fingerprints of one network's states (a cache owned by the network)."""
 
-    __slots__ = ("net", "interners", "slot_hashes", "multipliers", "slots")
+    __slots__ = ("net", "interners", "slot_hashes", "multipliers", "slots", "weights")
 
     def __init__(self, net: "Network") -> None:
         self.net = net
@@ -55,6 +56,9 @@ class Fingerprinter:
         self.slot_hashes: tuple[list[int], ...] = tuple(i.hashes for i in slot_interners)
         self.multipliers: tuple[int, ...] = tuple(slot_multiplier(i) for i in range(len(slot_interners)))
         self.slots = range(len(slot_interners))
+        #: per slot: component id -> ``k_slot * h_id mod 2**64``, filled as components appear
+        #: there (a dict, not a list: a queue id occurs in few of the many queue slots)
+        self.weights: tuple[dict[int, int], ...] = tuple({} for _ in slot_interners)
 
     def fill(self) -> None:
         """Hash every component interned since the last call."""
@@ -69,24 +73,24 @@ class Fingerprinter:
             self.fill()
             return sum(map(mul, self.multipliers, map(list.__getitem__, self.slot_hashes, state))) & MASK64
 
-    def _delta(self, old: Sequence[int], new: Sequence[int], slots: Any) -> int:
-        hashes, mult = self.slot_hashes, self.multipliers
-        delta = 0
-        for slot in slots:
-            table = hashes[slot]
-            delta += mult[slot] * (table[new[slot]] - table[old[slot]])
-        return delta
+    def weight(self, slot: int, value_id: int) -> int:
+        """``k_slot * h mod 2**64`` for component ``value_id`` in ``slot`` (cached)."""
+        hashes = self.slot_hashes[slot]
+        if value_id >= len(hashes):
+            self.fill()
+        found = self.weights[slot][value_id] = (self.multipliers[slot] * hashes[value_id]) & MASK64
+        return found
 
     def update(self, fingerprint: int, old: Sequence[int], new: Sequence[int], written: Iterable[int]) -> int:
         """The fingerprint of ``new``, from that of ``old`` and the slots ``written`` (every
         slot where ``new`` differs from ``old`` must be among them)."""
-        slots = set(written)
-        try:
-            delta = self._delta(old, new, slots)
-        except IndexError:  # a component without its hash yet
-            self.fill()
-            delta = self._delta(old, new, slots)
-        return (fingerprint + delta) & MASK64
+        weights, weight = self.weights, self.weight
+        for slot in written:
+            table = weights[slot]
+            now, before = new[slot], old[slot]
+            fingerprint += (table[now] if now in table else weight(slot, now)) - \
+                (table[before] if before in table else weight(slot, before))
+        return fingerprint & MASK64
 
     def changed_slots(self, old: Sequence[int], new: Sequence[int]) -> list[int]:
         """The slots where ``new`` differs from ``old`` (for checks of ``written``)."""

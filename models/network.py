@@ -334,15 +334,14 @@ class Network:
         tx = Tx(self, state)
         self._handlers[type(event)](tx, event)
         new = tuple(tx.s)
-        fps = self._fingerprints
-        hashes, mult = fps.slot_hashes, fps.multipliers
+        weights = self._fingerprints.weights
         updated = fingerprint
         try:
             for slot in tx.dirty:
-                table = hashes[slot]
-                updated += mult[slot] * (table[new[slot]] - table[state[slot]])
-        except IndexError:  # a new component without its hash yet: the slow path
-            return new, fps.update(fingerprint, state, new, tx.dirty)
+                table = weights[slot]
+                updated += table[new[slot]] - table[state[slot]]
+        except KeyError:  # a component not yet met in that slot: the slow path
+            return new, self._fingerprints.update(fingerprint, state, new, tx.dirty)
         return new, updated & 0xFFFFFFFFFFFFFFFF
 
     def state_codec(self) -> Any:
