@@ -1,8 +1,9 @@
 """The partitioned search: every state owned by one shard, chosen by its fingerprint.
 
 :func:`search` drives shards (:class:`~nice_attendre.shard.Shard`) level by level on any
-*cluster*: :class:`ProcessCluster` (worker processes on this machine, ``--workers N``) or
-:class:`nice_attendre.ray_engine.RayCluster` (Ray actors, ``--engine ray``). Each level, every
+*cluster*: :class:`ProcessCluster` (worker processes on this machine, ``--workers N``),
+:class:`nice_attendre.ray_engine.RayCluster` (Ray actors, ``--engine ray``) or
+:class:`InProcessCluster` (every shard in this process, for tests). Each level, every
 shard expands its frontier and offers each successor's fingerprint to its owner; the owners
 ask for the new ones, which travel as component hashes plus the components the owner has not
 been sent yet; then every shard stores and checks its new states.
@@ -25,8 +26,8 @@ What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
   first violating state and reports the violating state with the smallest fingerprint of
   that level (the DFS stops at once, at the first it meets);
 * limits: ``max_transitions`` is split between the shards per level and never exceeded;
-  ``max_states`` and ``max_depth`` apply at level ends (a run may store one level more than
-  ``max_states``); ``max_seconds`` is checked within levels too. Ctrl-C ends the search with the
+  ``max_states`` and ``max_depth`` apply at level ends (the last level may store more states
+  than ``max_states``); ``max_seconds`` is checked within levels too. Ctrl-C ends the search with the
   counts of the levels completed.
 """
 from __future__ import annotations
