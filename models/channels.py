@@ -113,7 +113,7 @@ class Channels:
         ids = tuple(net._items.intern(message) for message in messages)
         current = queues.values[tx.s[slot]]
         if not self.batched:
-            tx.s[slot] = queues.intern(current + ids)
+            tx.set_id(slot, queues.intern(current + ids))
             return
         if self.threaded:
             batches = current + (self._canonical(ids),)
@@ -121,7 +121,7 @@ class Channels:
             batches = (self._canonical(current[0] + ids),)
         else:
             batches = (self._canonical(ids),)
-        tx.s[slot] = queues.intern(tuple(sorted(batches)))
+        tx.set_id(slot, queues.intern(tuple(sorted(batches))))
 
     def command_events(self, dpid: int, value: int) -> tuple[SwitchProcessCommand, ...]:
         """The commands switch ``dpid`` may execute next when its channel is ``value``: one
@@ -159,7 +159,7 @@ class Channels:
         queues = net._queues
         if not self.batched:
             queue = queues.values[tx.s[slot]]
-            tx.s[slot] = queues.intern(queue[1:])
+            tx.set_id(slot, queues.intern(queue[1:]))
             return net._items.values[queue[0]]
         batches = queues.values[tx.s[slot]]
         chosen = batches[batch]
@@ -168,7 +168,7 @@ class Channels:
         remaining = chosen[:pick] + chosen[pick + 1:]  # type: ignore[index]
         if remaining:
             rest = tuple(sorted(rest + (remaining,)))
-        tx.s[slot] = queues.intern(rest)
+        tx.set_id(slot, queues.intern(rest))
         return net._items.values[item]
 
     # ---- messages to the controller -------------------------------------------------
@@ -199,7 +199,7 @@ class Channels:
             tx.push(slot, message)
             return
         queues = net._queues
-        tx.s[slot] = queues.intern(tuple(sorted(queues.values[tx.s[slot]] + (net._items.intern(message),))))
+        tx.set_id(slot, queues.intern(tuple(sorted(queues.values[tx.s[slot]] + (net._items.intern(message),)))))
 
     def from_switch(self, tx: "Tx", dpid: int, pick: int) -> Any:
         """Remove and return message ``pick`` (0 = the head) from switch ``dpid``."""
@@ -207,7 +207,7 @@ class Channels:
         slot = net.slot_ctrlq[dpid]
         queues = net._queues
         queue = queues.values[tx.s[slot]]
-        tx.s[slot] = queues.intern(queue[:pick] + queue[pick + 1:])
+        tx.set_id(slot, queues.intern(queue[:pick] + queue[pick + 1:]))
         return net._items.values[queue[pick]]
 
     # ---- decoding (reports, properties, tests) --------------------------------------

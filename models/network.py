@@ -32,6 +32,7 @@ from nice_attendre.models.events import (ControllerHandle, ControllerStats, Even
 from nice_attendre.models import flowtable
 from nice_attendre.models.channels import Channels, check_command_order, describe_semantics
 from nice_attendre.models.hosts import Hosts
+from nice_attendre.models.fingerprints import Fingerprinter
 from nice_attendre.models.intern import Interner
 from nice_attendre.models.packet import BROADCAST, Packet
 from nice_attendre.models.scenario import Scenario
@@ -56,19 +57,21 @@ LOAD_COUNTERS = ("packet_ins", "flow_mods", "packet_outs", "barriers")
 class Tx:
     """One transition under construction: a mutable copy of the slot ids.
 
-    Handlers read slot values with :meth:`get`, write them with :meth:`put`, and use the
-    queue helpers; :meth:`Network.apply` turns the result back into a tuple. With
-    ``notes`` a list, handlers narrate what happens (for traces); otherwise :meth:`note`
-    does nothing.
+    Handlers read slot values with :meth:`get` (or ids from ``s``), write them with
+    :meth:`put` or :meth:`set_id` (never by assigning to ``s``: every write is recorded in
+    ``dirty``, from which fingerprints are updated), and use the queue helpers;
+    :meth:`Network.apply` turns the result back into a tuple. With ``notes`` a list,
+    handlers narrate what happens (for traces); otherwise :meth:`note` does nothing.
     """
 
-    __slots__ = ("net", "s", "notes", "outbox")
+    __slots__ = ("net", "s", "notes", "outbox", "dirty")
 
     def __init__(self, net: "Network", state: Sequence[int], notes: list[str] | None = None) -> None:
         self.net = net
         self.s = list(state)
         self.notes = notes
         self.outbox: dict[int, list[Any]] | None = None  # one handler call's commands, per switch
+        self.dirty: dict[int, None] = {}  # slots written (keys; a dict is an ordered set)
 
     def get(self, slot: int) -> Any:
         """The value in ``slot``."""
@@ -77,12 +80,19 @@ class Tx:
     def put(self, slot: int, value: Any) -> None:
         """Store ``value`` in ``slot``."""
         self.s[slot] = self.net._intern[slot](value)
+        self.dirty[slot] = None
+
+    def set_id(self, slot: int, value_id: int) -> None:
+        """Store the already interned value ``value_id`` in ``slot``."""
+        self.s[slot] = value_id
+        self.dirty[slot] = None
 
     def pop(self, slot: int) -> Any:
         """Remove and return the first item of queue ``slot``."""
         net = self.net
         queue = net._queues.values[self.s[slot]]
         self.s[slot] = net._queues.intern(queue[1:])
+        self.dirty[slot] = None
         return net._items.values[queue[0]]
 
     def push(self, slot: int, item: Any) -> None:
@@ -90,6 +100,7 @@ class Tx:
         net = self.net
         queue = net._queues.values[self.s[slot]]
         self.s[slot] = net._queues.intern(queue + (net._items.intern(item),))
+        self.dirty[slot] = None
 
     def alert(self, kind: str, detail: str) -> None:
         """Record that a monitor of ``kind`` observed ``detail`` on this transition."""
@@ -175,6 +186,7 @@ class Network:
         self.mobile = self.hosts.mobile
         self.host_of_mac = self.hosts.host_of_mac
         self._layout()
+        self._fingerprints = Fingerprinter(self)
         self._lookup_cache: dict[Any, int] = {}
         #: Whether any entry with a timeout was ever installed. Until then no state can have
         #: an expiry event, so enabled() skips looking (a cache: it never changes a result).
@@ -360,6 +372,35 @@ class Network:
             raise ModelError(f"not an event of this network: {event!r}")
         handler(tx, event)
         return tuple(tx.s), notes
+
+    # ---- stable fingerprints (models/fingerprints.py) and shipping (models/shipping.py) --
+
+    def fingerprint(self, state: tuple[int, ...]) -> int:
+        """The stable 64-bit fingerprint of ``state``: the same in every process and run."""
+        return self._fingerprints.of(state)
+
+    def apply_fingerprinted(self, state: tuple[int, ...], fingerprint: int,
+                            event: Event) -> tuple[tuple[int, ...], int]:
+        """``apply`` and the new state's fingerprint, updated from the slots written only."""
+        tx = Tx(self, state)
+        self._handlers[type(event)](tx, event)
+        new = tuple(tx.s)
+        weights = self._fingerprints.weights
+        updated = fingerprint
+        try:
+            for slot in tx.dirty:
+                table = weights[slot]
+                updated += table[new[slot]] - table[state[slot]]
+        except KeyError:  # a component not yet met in that slot: the slow path
+            return new, self._fingerprints.update(fingerprint, state, new, tx.dirty)
+        return new, updated & 0xFFFFFFFFFFFFFFFF
+
+    def state_codec(self) -> Any:
+        """A codec that moves this network's states between processes (hashes, and only
+        the components a peer has not been sent yet)."""
+        from nice_attendre.models.shipping import NetworkCodec
+
+        return NetworkCodec(self._fingerprints)
 
     # ---- command channels --------------------------------------------------------------
 

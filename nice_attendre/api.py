@@ -11,6 +11,7 @@ import signal
 import time
 import warnings
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -127,12 +128,19 @@ def _user_call(app: Any, method: str, *args: Any) -> Any:
         raise AppLoadError(f"{type(app).__name__}.{method} {why}") from exc
 
 
-def search(run: Run, *, limits: Limits = Limits(), keep_going: bool = False, fingerprint: bool = False,
+def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits = Limits(),
+           keep_going: bool = False, fingerprint: bool = False,
            watchdog: Watchdog | None = None, progress: ProgressCallback | None = None,
            checkpoint: str | Path | None = None, resume: str | Path | None = None,
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
-           on_checkpoint_error: Callable[[Exception], None] | None = None) -> Result:
+           on_checkpoint_error: Callable[[Exception], None] | None = None,
+           workers: int = 1, engine: str = "processes", address: str | None = None) -> Result:
     """Explore ``run``'s network; return the :class:`Result` with ``system`` set.
+
+    Depth-first in this process, or partitioned over ``workers`` shards
+    (:mod:`nice_attendre.parallel`) when ``workers`` is above 1 or ``engine`` is ``ray``
+    (``rebuild()`` builds the same model again where Ray actors run; checkpoints are for the
+    depth-first search only).
 
     With ``checkpoint`` the search is saved to that file every ``checkpoint_every`` seconds
     and when it ends (limits, Ctrl-C); with ``resume`` it continues the search saved in that
@@ -144,6 +152,25 @@ def search(run: Run, *, limits: Limits = Limits(), keep_going: bool = False, fin
     """
     from nice_attendre import resume as checkpoints
 
+    check_engine(workers, engine, address)
+    if workers > 1 or engine != "processes":
+        if checkpoint is not None or resume is not None:
+            raise InputError("checkpoints are for the one-process search: drop --workers/--engine or --checkpoint")
+        from nice_attendre.parallel import Cluster, ProcessCluster, search as partitioned
+
+        cluster: Cluster
+        if engine == "ray":
+            from nice_attendre.ray_engine import RayCluster
+
+            if rebuild is None:
+                raise InputError("a Ray search needs a way to rebuild the model where its actors run")
+            cluster = RayCluster(rebuild, workers, address=address, max_depth=limits.max_depth)
+        else:
+            built = (run.network, run.properties, run.metrics)
+            cluster = ProcessCluster(lambda: built, workers, max_depth=limits.max_depth)
+        result = partitioned(cluster, run.network, run.properties, limits=limits, keep_going=keep_going,
+                             progress=progress)
+        return dataclasses.replace(result, system=run.network)
     if not math.isfinite(checkpoint_every) or checkpoint_every < 0:
         raise InputError(f"checkpoint_every must be a finite number of seconds >= 0, got {checkpoint_every}")
     identity: dict[str, Any] = {}
@@ -175,6 +202,26 @@ def not_started(reason: str, signum: int | None, seconds: float) -> Result:
     return Result(Stats(0, 0, 0, 0, seconds), (), False, reason, signal=signum)
 
 
+def model(app: Any, **options: Any) -> tuple[Any, tuple[Property, ...], tuple[Metric, ...]]:
+    """``(network, properties, metrics)`` built by :func:`build`: the model factory that each
+    shard of a Ray search calls where it runs (a picklable ``partial`` of it)."""
+    run = build(app, **options)
+    return run.network, run.properties, run.metrics
+
+
+ENGINES = ("processes", "ray")
+
+
+def check_engine(workers: int, engine: str, address: str | None) -> None:
+    """Fail early on a bad combination of ``workers``, ``engine`` and ``address``."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers must be a whole number >= 1, got {workers!r}")
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
+    if address is not None and engine != "ray":
+        raise InputError("--address joins a Ray cluster: use it with --engine ray")
+
+
 def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "openflow",
            properties: Any = None, app_options: Mapping[str, Any] | None = None,
            sender: str | None = None, receiver: str | None = None,
@@ -186,7 +233,8 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
            command_order: str = "fifo", flows: Any = None, scenario: Any = None,
            checkpoint: str | Path | None = None, resume: str | Path | None = None,
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
-           progress: ProgressCallback | None = None) -> Result:
+           progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
+           address: str | None = None) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
     ``app`` is a registered name (``"route-flow"``), ``"path/to/file.py:ClassName"``, an
@@ -210,6 +258,12 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
     commands in any order no barrier forbids (see :mod:`nice_attendre.models.channels`).
     ``checkpoint``, ``resume`` and ``checkpoint_every`` as for :func:`search`.
 
+    ``workers`` above 1 explores with that many processes, each owning the states whose
+    fingerprint it is given (:mod:`nice_attendre.parallel`: the same transitions and unique
+    states, breadth-first, so ``max_depth`` and traces are a shortest path's);
+    ``engine="ray"`` runs those shards as Ray actors (``pip install 'nice-attendre[cluster]'``),
+    on the Ray cluster at ``address`` if given, else on a local Ray instance.
+
     ``result.ok`` is true only for a complete search without violation. A limit gives an
     ``incomplete`` verdict (the result of a limit reached while building has zero counts
     and no ``system``). Ctrl-C during the search ends it cleanly and raises
@@ -219,19 +273,23 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
     """
     limits = Limits(max_transitions, max_states, max_depth, max_seconds, max_memory)
     check_handler_seconds(max_handler_seconds)
+    check_engine(workers, engine, address)
     if checkpoint is not None:
         check_writable(Path(checkpoint), "checkpoint")
     started = time.monotonic()
     with Watchdog(max_seconds=max_seconds, max_memory=max_memory, call_seconds=max_handler_seconds) as watchdog:
+        options = dict(topology=topology, packets=packets, protocol=protocol, properties=properties,
+                       app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
+                       instant_stats=instant_stats, threaded_controller=threaded_controller,
+                       command_order=command_order, flows=flows, scenario=scenario)
         try:
-            run = build(app, topology=topology, packets=packets, protocol=protocol, properties=properties,
-                        app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
-                        instant_stats=instant_stats, threaded_controller=threaded_controller,
-                        command_order=command_order, flows=flows, scenario=scenario, guard=watchdog.guard)
+            run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
         except StopRequest as stop:  # a limit was reached while building
             return not_started(stop.reason, stop.signum, time.monotonic() - started)
-        result = search(run, limits=limits, keep_going=keep_going, fingerprint=fingerprint, watchdog=watchdog,
-                        progress=progress, checkpoint=checkpoint, resume=resume, checkpoint_every=checkpoint_every)
+        result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
+                        fingerprint=fingerprint, watchdog=watchdog, progress=progress, checkpoint=checkpoint,
+                        resume=resume, checkpoint_every=checkpoint_every, workers=workers, engine=engine,
+                        address=address)
     if result.stop_reason == "interrupted":
         raise Interrupted(result.signal if result.signal is not None else signal.SIGINT, result)
     return result

@@ -14,10 +14,12 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from nice_attendre.checkpoint import SearchState
 from nice_attendre.errors import InputError, ModelError, StopRequest
+from nice_attendre.fingerprint import fingerprint_functions
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.system import System
 from nice_attendre.trace import Step, Trace
+from nice_attendre.visited import FingerprintTable, collision_probability
 from nice_attendre.watchdog import CallGuard, Watchdog
 
 
@@ -95,10 +97,12 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
     deterministic. Every ``apply`` counts as a transition; a transition into a stored
     state is a revisit and is not explored further. A state that violates an ``always``
     property is reported and not expanded; the search stops at the first violation unless
-    ``keep_going``. With ``fingerprint`` the visited set stores ``hash(state)`` instead of
-    the state (less memory; a hash collision may wrongly merge two states; counts are
-    stable across runs only if the state's hash does not depend on ``PYTHONHASHSEED``,
-    as for tuples of ints).
+    ``keep_going``. With ``fingerprint`` the visited set stores each state's stable 64-bit
+    fingerprint (the system's ``fingerprint``/``apply_fingerprinted`` if it has them, see
+    :class:`~nice_attendre.system.Fingerprinted`) in a compact table
+    (:class:`~nice_attendre.visited.FingerprintTable`) instead of the state: much less
+    memory, and a collision may wrongly merge two states, with the probability
+    ``result.collision_probability`` (TLC's estimate).
 
     Ctrl-C, the limits and exhausted memory end the search cleanly: the result then has
     ``complete=False``, ``stop_reason`` says why (``interrupted``, ``max-transitions``,
@@ -143,8 +147,8 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         metric_ranges: dict[str, tuple[int, int]] = {}
         discoveries: list[Discovery] = []
         violated: set[str] = set()
-        visited: Any = set()
-        # A frame is [state, events, next index, event that led here].
+        visited: Any = FingerprintTable() if fingerprint else set()
+        # A frame is [state, events, next index, event that led here, its key in `visited`].
         stack: list[list[Any]] = []
         transitions = revisits = max_depth = next_initial = 0
         depth_cut = False
@@ -171,6 +175,8 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
 
     enabled = system.enabled
     apply = system.apply
+    if fingerprint:
+        fingerprint_of, step = fingerprint_functions(system)
     add_visited = visited.add
     stop_reason: str | None = None
     signum: int | None = None
@@ -238,7 +244,10 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                 frame[2] = index + 1
                 event = events[index]
                 try:
-                    state = apply(frame[0], event)
+                    if fingerprint:
+                        state, key = step(frame[0], frame[4], event)
+                    else:
+                        state = key = apply(frame[0], event)
                 except BaseException:
                     frame[2] = index  # not applied: a resumed search applies it again
                     rolled_back = True
@@ -254,7 +263,6 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                             stop_reason = "violation"
                             break
                         continue  # a violating step is not followed further
-                key = hash(state) if fingerprint else state
                 if key in visited:
                     revisits += 1
                 else:
@@ -270,7 +278,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                         if depth_limit is not None and depth >= depth_limit:
                             depth_cut = True
                         else:
-                            stack.append([state, next_events, 0, event])
+                            stack.append([state, next_events, 0, event, key])
                     if max_states is not None and len(visited) >= max_states:
                         stop_reason = "max-states"
                         break
@@ -295,11 +303,11 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                 break
             initial = initials[next_initial]
             next_initial += 1
-            key = hash(initial) if fingerprint else initial
+            key = fingerprint_of(initial) if fingerprint else initial
             if key in visited:
                 continue
             add_visited(key)
-            stack.append([initial, (), 0, None])
+            stack.append([initial, (), 0, None, key])
             bad, events = check_state(initial, None)
             stack.pop()
             if bad and not keep_going:
@@ -309,7 +317,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                 if depth_limit is not None and depth_limit == 0 and events:
                     depth_cut = True
                 else:
-                    stack.append([initial, events, 0, None])
+                    stack.append([initial, events, 0, None, key])
             if max_states is not None and len(visited) >= max_states:
                 stop_reason = "max-states"
                 break
@@ -339,4 +347,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
             discoveries.append(Discovery(prop.name, prop.expectation, None,
                                          "no reachable state satisfies it"))
     stats = Stats(transitions, unique_states, revisits, max_depth, elapsed_before + now - start)
-    return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metric_ranges, signal=signum)
+    collision = (collision_probability(unique_states, unique_states + revisits) if fingerprint
+                 and visited is not None else None)
+    return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metric_ranges, signal=signum,
+                  collision_probability=collision)

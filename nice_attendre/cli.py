@@ -196,7 +196,19 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="fifo: a switch executes commands in arrival order (the paper's and NICE's "
                           "assumption); any: in any order no barrier forbids, as OpenFlow allows."),
         click.option("--keep-going", is_flag=True, help="Report every violation, not only the first."),
-        click.option("--fingerprint", is_flag=True, help="Store 64-bit state hashes instead of states (less memory)."),
+        click.option("--fingerprint", is_flag=True,
+                     help="Store stable 64-bit state fingerprints instead of states (less memory; the report "
+                          "gives the probability that a collision hid a state)."),
+        click.option("--workers", "-w", default=1, show_default=True, type=click.IntRange(min=1), metavar="N",
+                     help="Explore with N processes, each owning the states whose fingerprint it is given: the "
+                          "same transitions and unique states, breadth-first (max depth and traces are "
+                          "shortest paths)."),
+        click.option("--engine", default="processes", show_default=True, type=click.Choice(["processes", "ray"]),
+                     help="Where the --workers shards run: worker processes on this machine, or Ray actors "
+                          "(needs the 'cluster' extra)."),
+        click.option("--address", default=None, metavar="ADDR",
+                     help="With --engine ray: the Ray cluster to join (e.g. auto, or HOST:6379); default: "
+                          "a local Ray instance."),
         click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="Also write the report as JSON to FILE (atomically; an older FILE is removed first)."),
     ]
@@ -293,6 +305,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            max_transitions: int | None, max_states: int | None, max_depth: int | None,
            max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
            threaded_controller: bool, command_order: str, keep_going: bool, fingerprint: bool,
+           workers: int, engine: str, address: str | None,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
            checkpoint_every: float, resume_path: Path | None) -> None:
     """Explore every interleaving of APP on a topology and check properties.
@@ -300,7 +313,9 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
     package.module:ClassName.
     """
-    from nice_attendre.api import build, not_started, search
+    from functools import partial
+
+    from nice_attendre.api import build, check_engine, model, not_started, search
     from nice_attendre.checker import Limits
     from nice_attendre.output import check_writable, write_atomic
     from nice_attendre.report import CheckedNarrator, json_report, text_report, verdict_line
@@ -310,6 +325,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     traffic = _traffic(packets, flows, scenario_file)
     packets = traffic["packets"]
     _check_output(json_path, "--json")
+    check_engine(workers, engine, address)
     if checkpoint_path is not None:
         check_writable(checkpoint_path, "--checkpoint")
     if resume_path is not None and not resume_path.is_file():
@@ -317,12 +333,12 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         raise InputError(f"--resume: checkpoint {str(resume_path)!r} {why}")
     started = time.monotonic()
     with Watchdog(max_seconds=max_seconds, max_memory=max_memory, call_seconds=max_handler_seconds) as watchdog:
+        options = dict(topology=topology, protocol=protocol, **traffic, properties=list(properties) or None,
+                       app_options=_app_options(app_options, bug), sender=sender, receiver=receiver,
+                       count_load=count_load, threaded_controller=threaded_controller,
+                       command_order=command_order)
         try:
-            run = build(app, topology=topology, protocol=protocol, **traffic,
-                        properties=list(properties) or None, app_options=_app_options(app_options, bug),
-                        sender=sender, receiver=receiver, count_load=count_load,
-                        threaded_controller=threaded_controller, command_order=command_order,
-                        guard=watchdog.guard)
+            run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
         except StopRequest as stop:  # a limit reached while importing the app or building the network
             result = not_started(stop.reason, stop.signum, time.monotonic() - started)
             stopped_header = {"app": app, "protocol": protocol, "topology": topology, "packets": packets}
@@ -339,9 +355,11 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         net = run.network
         progress = _progress()
         try:
-            result = search(run, limits=limits, keep_going=keep_going, fingerprint=fingerprint, watchdog=watchdog,
-                            progress=progress, checkpoint=checkpoint_path, resume=resume_path,
-                            checkpoint_every=checkpoint_every, on_checkpoint_error=_checkpoint_warning)
+            result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
+                            fingerprint=fingerprint, watchdog=watchdog, progress=progress,
+                            checkpoint=checkpoint_path, resume=resume_path, checkpoint_every=checkpoint_every,
+                            on_checkpoint_error=_checkpoint_warning, workers=workers, engine=engine,
+                            address=address)
         finally:
             if progress is not None:
                 progress.clear()
@@ -350,6 +368,10 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                   ("channels", net.options.describe_channels()),
                   ("topology", net.topology.describe()), ("traffic", net.scenario.describe()),
                   ("properties", ", ".join(p.name for p in run.properties))]
+        if workers > 1 or engine != "processes":
+            where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
+            header.append(("search", f"partitioned over {where}, breadth-first (max depth: the longest "
+                                     "shortest path; traces: shortest paths)"))
         if resume_path is not None:
             header.append(("resumed from", str(resume_path)))
         if checkpoint_path is not None:

@@ -69,7 +69,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
             max_transitions: int | None, max_states: int | None, max_depth: int | None,
             max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
             threaded_controller: bool, command_order: str, keep_going: bool, fingerprint: bool,
-            json_path: Path | None, protocols: str, load: bool) -> None:
+            workers: int, engine: str, address: str | None, json_path: Path | None, protocols: str, load: bool) -> None:
     """Verify APP under several protocols and compare the state spaces side by side.
 
     The limits apply to each protocol's verification (--max-seconds: each one's). The exit
@@ -88,7 +88,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
                        max_states=max_states, max_depth=max_depth, max_seconds=max_seconds,
                        max_memory=max_memory, max_handler_seconds=max_handler_seconds,
                        keep_going=keep_going, fingerprint=fingerprint, threaded_controller=threaded_controller,
-                       command_order=command_order)
+                       command_order=command_order, workers=workers, engine=engine, address=address)
     # A row whose network was never built (a limit reached while building) has no system.
     net = next((row.result.system for row in rows if row.result.system is not None), None)
     app_text = net.app.describe() if net is not None else app
@@ -97,6 +97,9 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
     click.echo(f"  topology     {net.topology.describe() if net is not None else topology_name}")
     click.echo(f"  traffic      {net.scenario.describe() if net is not None else '(not built)'}")
     click.echo(f"  channels     {describe_semantics(command_order, threaded_controller)}")
+    if workers > 1 or engine != "processes":
+        where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
+        click.echo(f"  search       partitioned over {where}, breadth-first (max depth: the longest shortest path)")
     click.echo("")
     base = rows[0]
     header = ["protocol", "transitions", "unique states", "revisits", "max depth", "time (s)",

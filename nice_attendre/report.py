@@ -131,6 +131,9 @@ def stats_lines(result: Result) -> list[str]:
         lines.append(_row("search", "INCOMPLETE", stop_text(result)))
     for name, (low, high) in sorted(result.metrics.items()):
         lines.append(_row(name, f"{low:,} .. {high:,}", "min .. max per complete execution"))
+    if result.collision_probability is not None:
+        lines.append(_row("collision", f"{result.collision_probability:.1e}",
+                          "probability that a fingerprint collision hid a state"))
     return lines
 
 
@@ -208,6 +211,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "signal": signal_name(result.signal) if result.stop_reason == "interrupted" else None,
         "ok": result.ok,
         "metrics": {name: {"min": low, "max": high} for name, (low, high) in sorted(result.metrics.items())},
+        "collision_probability": result.collision_probability,
         "violations": [
             {"property": d.property, "expectation": d.expectation.value, "reason": d.reason,
              "trace": trace_json(d, narrate)}

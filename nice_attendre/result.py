@@ -64,7 +64,10 @@ class Result:
     ``interrupted``); ``signal`` is the number of the signal that interrupted it.
     ``metrics`` maps a metric's name to its (min, max) over the quiescent states reached
     (absent when none was reached). ``system`` is the explored system when the front end
-    sets it (to replay and describe the traces); the checker itself leaves it ``None``.
+    sets it (to replay and describe the traces); the checker itself leaves it ``None``. ``collision_probability`` is set
+    when states were stored as 64-bit fingerprints: the estimated probability that two
+    distinct states had the same fingerprint, so that one was never explored (TLC's
+    estimate, :func:`nice_attendre.visited.collision_probability`).
     """
 
     stats: Stats
@@ -74,6 +77,7 @@ class Result:
     metrics: dict[str, tuple[int, int]] = field(default_factory=dict)
     system: Any = field(default=None, compare=False, repr=False)
     signal: int | None = None
+    collision_probability: float | None = None
 
     @property
     def verdict(self) -> str:

@@ -1,11 +1,14 @@
 """The contract between a model and the checkers.
 
-A model is a value with three pure, deterministic functions. The checkers (`dfs`, and
-later `bfs` or random walks) consume any model that satisfies :class:`System`.
+A model is a value with three pure, deterministic functions. The checkers (`dfs`, the
+partitioned search of `nice_attendre.parallel`, and later `bfs` or random walks) consume any
+model that satisfies :class:`System`. Optional methods (:class:`Fingerprinted`,
+:class:`Shippable`) make fingerprints cheaper and let a partitioned search move states
+between processes compactly; a system without them still works in every mode.
 """
 from __future__ import annotations
 
-from typing import Hashable, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Hashable, Protocol, Sequence, TypeVar
 
 S = TypeVar("S", bound=Hashable)
 E = TypeVar("E", bound=Hashable)
@@ -34,4 +37,56 @@ class System(Protocol[S, E]):
 
     def apply(self, state: S, event: E) -> S:
         """The state after ``event`` happens in ``state``."""
+        ...
+
+
+class Fingerprinted(Protocol[S, E]):
+    """Optional: a system's own stable fingerprints (used by ``--fingerprint`` and by the
+    partitioned search).
+
+    * ``fingerprint(state)`` is a 64-bit unsigned integer that depends only on the state's
+      value: equal states have equal fingerprints in every process, run, Python version and
+      hash seed (so never ``hash()``); distinct states collide with probability about 2**-64;
+    * ``apply_fingerprinted(state, fingerprint, event)`` returns ``(apply(state, event), its
+      fingerprint)`` given ``state``'s fingerprint: the place to update it incrementally.
+
+    Without them the checkers hash each state's canonical encoding
+    (:func:`nice_attendre.fingerprint.stable_hash`), which works for states built of
+    ``None``, numbers, strings, tuples, frozensets, enums and dataclasses.
+    """
+
+    def fingerprint(self, state: S) -> int:
+        """The stable 64-bit fingerprint of ``state``."""
+        ...
+
+    def apply_fingerprinted(self, state: S, fingerprint: int, event: E) -> tuple[S, int]:
+        """``apply(state, event)`` and its fingerprint, from ``state``'s ``fingerprint``."""
+        ...
+
+
+class StateCodec(Protocol[S]):
+    """Moves states of one system between processes (one codec per process and system).
+
+    ``encode(states, peer)`` returns a picklable payload for process ``peer`` and remembers
+    what it sent there, so later payloads to ``peer`` can leave out what it already has;
+    ``decode(payload)`` takes a payload from any peer (each peer's payloads in the order
+    they were sent) and returns a function giving its ``i``-th state, a state of this
+    process's system equal to the one encoded.
+    """
+
+    def encode(self, states: Sequence[S], peer: int) -> Any:
+        """A payload carrying ``states`` to ``peer``."""
+        ...
+
+    def decode(self, payload: Any) -> Callable[[int], S]:
+        """The states of ``payload``, by index."""
+        ...
+
+
+class Shippable(Protocol[S]):
+    """Optional: ``state_codec()`` returns a new :class:`StateCodec` for this system. Without
+    it, a partitioned search pickles whole states (:class:`nice_attendre.codec.PickleCodec`)."""
+
+    def state_codec(self) -> StateCodec[S]:
+        """A codec for this system's states, owned by the calling process."""
         ...

@@ -158,7 +158,7 @@ class Attendre(OpenFlow):
         if cached is None or cached[0] is not entry:  # the entry is a part of the interned table
             cached = self._encap_cache[key] = (
                 entry, net._intern[table_slot](flowtable.put(tx.get(table_slot), entry._replace(encap=None))))
-        tx.s[table_slot] = cached[1]
+        tx.set_id(table_slot, cached[1])
         tx.note(lambda: f"s{dpid} encapsulates the Attendre Command for s{entry.encap.dpid} in {packet.label()}")
         return packet._replace(ac=entry.encap)
 
@@ -261,7 +261,9 @@ class Attendre(OpenFlow):
         if done is None:
             done = self._done_cache[key] = self._count_message(tx.get(table_slot), tx.get(ext_slot), ms,
                                                                net._intern[table_slot], net._intern[ext_slot])
-        tx.s[table_slot], tx.s[ext_slot], released = done
+        table_value, ext_value, released = done
+        tx.set_id(table_slot, table_value)
+        tx.set_id(ext_slot, ext_value)
         if released is None:
             return
         version = ms.version

@@ -326,7 +326,8 @@ class OpenFlow:
         key = (tx.s[slot], id(msg))
         cached = self._install_cache.get(key)
         if cached is not None and cached[0] is msg:
-            _msg, tx.s[slot], entry, removed = cached
+            _msg, table_value, entry, removed = cached
+            tx.set_id(slot, table_value)
         else:
             table = tx.get(slot)
             before = table
@@ -352,8 +353,9 @@ class OpenFlow:
             # Entries a delete removed whose flow-mods asked to be told (OFPFF_SEND_FLOW_REM).
             removed = tuple(e for e in before if e.timeouts is not None and e.timeouts.notify
                             and msg.command in ("delete", "delete-strict") and e not in table)
-            tx.s[slot] = self.net._intern[slot](table)
-            self._install_cache[key] = (msg, tx.s[slot], entry, removed)
+            table_value = self.net._intern[slot](table)
+            tx.set_id(slot, table_value)
+            self._install_cache[key] = (msg, table_value, entry, removed)
         tx.note(lambda: f"s{dpid} installs [{entry}]" if entry is not None
                 else f"s{dpid} modifies entries {msg.match} -> {_actions(msg.actions)}" if msg.command[0] == "m"
                 else f"s{dpid} deletes entries {msg.match}" + (" (strict)" if msg.command == "delete-strict" else ""))

@@ -1,0 +1,136 @@
+"""Sequential search against ``--workers N`` and ``--engine ray`` on one scenario, in one run.
+
+Each configuration runs in its own process, one after another, on the same scenario; the
+script checks that every run gives the same transitions, unique states and revisits, and
+prints the wall-clock time of each (from the start of the search call, process and actor
+start-up included) and its speed-up over the sequential search. The machine's load is
+printed with each run: on a machine shared with other work, speed-ups are only as good as
+the cores that were free. The ``pair`` run measures that: two sequential searches at once,
+its "speed-up" being their throughput against one search alone (2.00x on two free cores),
+the ceiling for any two-worker run at that moment.
+
+    python benchmarks/scaling.py                       # sequential, processes 1 and 2, ray 1 and 2
+    python benchmarks/scaling.py --runs seq,proc2 --json out.json
+
+This is a benchmark, not a test.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+#: name -> (app, topology, packets, protocol)
+SCENARIOS: dict[str, tuple[str, str, int, str]] = {
+    "mac-learning-linear2-4pkt": ("mac-learning", "linear:2", 4, "openflow"),  # 2.9M transitions
+    "openflow-linear5-2pkt": ("route-flow", "linear:5", 2, "openflow"),  # 2.4M transitions
+    "openflow-b-linear4-3pkt": ("route-flow", "linear:4", 3, "openflow-b"),  # 0.9M transitions
+    "attendre-linear7-5pkt": ("route-flow", "linear:7", 5, "attendre"),  # 2.3M transitions
+    "openflow-b-linear7-2pkt": ("route-flow", "linear:7", 2, "openflow-b"),  # 21M transitions
+}
+DEFAULT = "mac-learning-linear2-4pkt"
+
+#: run name -> (workers, engine); workers 1 on "processes" is the sequential depth-first search
+RUNS: dict[str, tuple[int, str]] = {
+    "seq": (1, "processes"), "pair": (2, "independent"), "proc1": (1, "partitioned"), "proc2": (2, "processes"),
+    "ray1": (1, "ray"), "ray2": (2, "ray"),
+}
+
+
+def _cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def run_one(scenario: str, name: str) -> dict:
+    """Run ``scenario`` with configuration ``name`` in this process and time it."""
+    from functools import partial
+
+    from nice_attendre.api import build, model, search
+    from nice_attendre.checker import Limits
+
+    app, topology, packets, protocol = SCENARIOS[scenario]
+    options = dict(topology=topology, packets=packets, protocol=protocol)
+    workers, engine = RUNS[name]
+    run = build(app, **options)
+    cpu = _cpu_seconds()
+    started = time.perf_counter()
+    if engine == "partitioned":  # one shard in one worker process: the partitioned engine's own cost
+        from nice_attendre.parallel import ProcessCluster, search as partitioned
+
+        built = (run.network, run.properties, run.metrics)
+        result = partitioned(ProcessCluster(lambda: built, 1), run.network, run.properties)
+    else:
+        result = search(run, partial(model, app, **options), limits=Limits(), workers=workers, engine=engine)
+    wall = time.perf_counter() - started
+    stats = result.stats
+    return {"scenario": scenario, "run": name, "workers": workers, "engine": engine,
+            "transitions": stats.transitions, "unique_states": stats.unique_states, "revisits": stats.revisits,
+            "max_depth": stats.max_depth, "complete": result.complete, "ok": result.ok,
+            "wall_seconds": round(wall, 2), "search_seconds": round(stats.elapsed, 2),
+            "cpu_seconds": round(_cpu_seconds() - cpu, 2)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenario", choices=sorted(SCENARIOS), default=DEFAULT)
+    parser.add_argument("--runs", default="seq,pair,proc1,proc2,ray1,ray2",
+                        help=f"comma-separated, from {', '.join(RUNS)}")
+    parser.add_argument("--json", help="write the measurements to this file")
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_one(*args.child)))
+        return 0
+    names = [n.strip() for n in args.runs.split(",") if n.strip()]
+    unknown = [n for n in names if n not in RUNS]
+    if unknown:
+        parser.error(f"unknown run {unknown[0]!r} (known: {', '.join(RUNS)})")
+    print(f"scenario {args.scenario}: {' '.join(map(str, SCENARIOS[args.scenario]))}; "
+          f"{os.cpu_count()} CPUs")
+    print(f"{'run':<6} {'engine':<12} {'workers':>7} {'transitions':>12} {'states':>10} {'revisits':>10} "
+          f"{'depth':>5} {'wall s':>7} {'cpu s':>7} {'speed-up':>8}  load before/after")
+    rows = []
+    base = None
+    for name in names:
+        load_before = os.getloadavg()[0]
+        copies = 2 if name == "pair" else 1
+        children = [subprocess.Popen([sys.executable, __file__, "--child", args.scenario,
+                                      "seq" if name == "pair" else name],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                    for _ in range(copies)]
+        outputs = [child.communicate() + (child.returncode,) for child in children]
+        for _stdout, stderr, code in outputs:
+            if code != 0:
+                print(f"{name:<6} FAILED (exit code {code}):\n{stderr.strip()}", file=sys.stderr)
+                return 1
+        parts = [json.loads(stdout) for stdout, _stderr, _code in outputs]
+        row = dict(parts[0], run=name, workers=RUNS[name][0], engine=RUNS[name][1],
+                   wall_seconds=max(p["wall_seconds"] for p in parts),
+                   cpu_seconds=round(sum(p["cpu_seconds"] for p in parts), 2))
+        row["load_before"], row["load_after"] = load_before, os.getloadavg()[0]
+        if name == "seq":
+            base = row["wall_seconds"]
+        row["speedup"] = round(copies * base / row["wall_seconds"], 2) if base else None
+        rows.append(row)
+        speedup = f"{row['speedup']:.2f}x" if row["speedup"] else "-"
+        print(f"{name:<6} {row['engine']:<12} {row['workers']:>7} {row['transitions']:>12,} "
+              f"{row['unique_states']:>10,} {row['revisits']:>10,} {row['max_depth']:>5} {row['wall_seconds']:>7.1f} "
+              f"{row['cpu_seconds']:>7.1f} {speedup:>8}  {row['load_before']:.2f}/{row['load_after']:.2f}", flush=True)
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(rows, handle, indent=2)
+    counts = {(r["transitions"], r["unique_states"], r["revisits"]) for r in rows}
+    if len(counts) > 1 or not all(r["complete"] for r in rows):
+        print("the runs do not agree on the counts, or one was incomplete", file=sys.stderr)
+        return 1
+    print("every run: the same transitions, unique states and revisits")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""Stable 64-bit fingerprints: the same value has the same fingerprint in every process.
+
+Python's ``hash()`` cannot serve: it is salted per process for strings and bytes, on
+Python 3.11 ``hash(None)`` differs between processes, ``repr()`` of a frozenset follows
+hash order and pickle bytes are not canonical. Here a value is first turned into a
+*canonical encoding* (bytes that depend only on the value: frozensets sorted, classes named,
+no addresses, no salts) and the encoding is hashed with BLAKE2b cut to 8 bytes (the standard
+library's keyed-hash family: well-defined, the same on every platform and Python version).
+
+The encoding is consistent with ``==`` wherever Python makes values of different types
+equal, so that equal values, which interning or a visited set merge, never get different
+fingerprints: ``True`` and ``1`` (and ``1.0``, and an ``IntEnum`` member of value 1) encode
+as the integer 1, and a NamedTuple as the plain tuple of its fields.
+
+Encoded types: ``None``, ``bool``, ``int``, ``float``, ``str``, ``bytes``, tuples
+(NamedTuples included), frozensets, enum members and dataclass instances (by their class's
+qualified name and the fields that take part in ``==``; not its module, whose name for a
+user's file depends on where the file lies). Anything else raises
+:class:`FingerprintError`: a type whose equality is not known here cannot be given a
+fingerprint that agrees with it.
+
+State fingerprints combine per-component hashes Zobrist style (see :func:`slot_multiplier`);
+a model without components gets :func:`stable_hash` of its whole state.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import struct
+from typing import Any, Callable
+
+from nice_attendre.errors import NiceAttendreError
+
+MASK64 = (1 << 64) - 1
+
+#: Personalisation of BLAKE2b: fingerprints of this encoding never equal those of another
+#: use of BLAKE2b. Bump the version if the encoding ever changes.
+_PERSON = b"nice-attendre-v1"
+
+_pack_len = struct.Struct(">I").pack
+_pack_double = struct.Struct(">d").pack
+
+
+class FingerprintError(NiceAttendreError, TypeError):
+    """A value that has no canonical encoding (its type is not one of the encoded types)."""
+
+
+def _encode_int(value: int, out: list[bytes]) -> None:
+    data = value.to_bytes(value.bit_length() // 8 + 1, "big", signed=True)
+    out.append(b"I")
+    out.append(_pack_len(len(data)))
+    out.append(data)
+
+
+def _encode_str(tag: bytes, data: bytes, out: list[bytes]) -> None:
+    out.append(tag)
+    out.append(_pack_len(len(data)))
+    out.append(data)
+
+
+def _encode(value: Any, out: list[bytes]) -> None:
+    """Append the canonical encoding of ``value`` to ``out``."""
+    kind = type(value)
+    if value is None:
+        out.append(b"N")
+    elif kind is int or kind is bool:
+        _encode_int(int(value), out)
+    elif kind is str:
+        _encode_str(b"S", value.encode("utf-8", "surrogatepass"), out)
+    elif isinstance(value, tuple):  # tuples and NamedTuples (equal when their items are)
+        out.append(b"(")
+        out.append(_pack_len(len(value)))
+        for item in value:
+            _encode(item, out)
+    elif isinstance(value, enum.Enum):
+        if isinstance(value, int):  # IntEnum, IntFlag: equal to their integer value
+            _encode_int(int(value), out)
+        elif isinstance(value, str):  # StrEnum: equal to its string
+            _encode_str(b"S", str.__str__(value).encode("utf-8", "surrogatepass"), out)
+        else:
+            _encode_str(b"E", kind.__qualname__.encode(), out)
+            _encode_str(b"S", value.name.encode(), out)
+    elif isinstance(value, int):  # other int subclasses compare as ints
+        _encode_int(int(value), out)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type) and kind.__dataclass_params__.eq:
+        fields = [f for f in dataclasses.fields(value) if f.compare]
+        _encode_str(b"D", kind.__qualname__.encode(), out)
+        out.append(_pack_len(len(fields)))
+        for f in fields:
+            _encode_str(b"S", f.name.encode(), out)
+            _encode(getattr(value, f.name), out)
+    elif isinstance(value, frozenset):
+        items = sorted(encode(item) for item in value)
+        out.append(b"{")
+        out.append(_pack_len(len(items)))
+        out.extend(items)
+    elif isinstance(value, float):
+        if value.is_integer():
+            _encode_int(int(value), out)
+        else:
+            out.append(b"F")
+            out.append(_pack_double(value))
+    elif isinstance(value, str):
+        _encode_str(b"S", str.__str__(value).encode("utf-8", "surrogatepass"), out)
+    elif isinstance(value, bytes):
+        _encode_str(b"B", bytes(value), out)
+    else:
+        raise FingerprintError(
+            f"cannot fingerprint a value of type {kind.__qualname__} ({value!r:.80}): state values "
+            "must be None, bool, int, float, str, bytes, tuples, frozensets, enums or dataclasses")
+
+
+def encode(value: Any) -> bytes:
+    """The canonical encoding of ``value``: equal values give equal bytes in every process.
+
+    Raises :class:`FingerprintError` for a value (or a part of it) of another type.
+    """
+    out: list[bytes] = []
+    _encode(value, out)
+    return b"".join(out)
+
+
+def hash_bytes(data: bytes) -> int:
+    """BLAKE2b of ``data`` as an unsigned 64-bit integer."""
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8, person=_PERSON).digest(), "little")
+
+
+def stable_hash(value: Any) -> int:
+    """The stable 64-bit hash of ``value`` (BLAKE2b of its canonical encoding)."""
+    return hash_bytes(encode(value))
+
+
+def hash_sequence(tag: bytes, hashes: Any) -> int:
+    """A stable hash of a sequence of 64-bit hashes (order matters), under a one-byte ``tag``
+    that keeps sequences of different kinds apart."""
+    return hash_bytes(tag + struct.pack(f"<{len(hashes)}Q", *hashes))
+
+
+def mix64(value: int) -> int:
+    """SplitMix64's finaliser: a bijection of 64-bit integers that spreads every input bit."""
+    value &= MASK64
+    value = ((value ^ (value >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    value = ((value ^ (value >> 27)) * 0x94D049BB133111EB) & MASK64
+    return value ^ (value >> 31)
+
+
+def slot_multiplier(slot: int) -> int:
+    """The odd 64-bit constant that weighs slot ``slot`` in a state fingerprint.
+
+    A state of slots with component hashes ``h_0 .. h_{n-1}`` has the fingerprint
+    ``sum(slot_multiplier(i) * h_i) mod 2**64``. Multiplying by an odd constant is a
+    bijection per slot, so a state differing in one slot always gets another fingerprint;
+    with component hashes spread uniformly, states differing in several slots collide with
+    probability about 2**-64. The sum is updated from the slots a transition changes:
+    ``fp + k_i * (new - old) mod 2**64`` for each changed slot ``i``.
+    """
+    return mix64(0x9E3779B97F4A7C15 * (slot + 1)) | 1
+
+
+def owner(fingerprint: int, shards: int) -> int:
+    """The shard (0 .. shards-1) that owns a state with this fingerprint (Stern and Dill's
+    partitioning). Uses the high half of the fingerprint; visited tables index by the low
+    bits, so a shard's table is not left with half its buckets unused."""
+    return (fingerprint >> 32) % shards
+
+
+FingerprintFunction = Callable[[Any], int]
+
+
+StepFunction = Callable[[Any, int, Any], "tuple[Any, int]"]
+
+
+def fingerprint_functions(system: Any) -> tuple[FingerprintFunction, StepFunction]:
+    """``(fingerprint(state), step(state, fingerprint, event) -> (next state, its fingerprint))``
+    for ``system``: its own optional ``fingerprint`` and ``apply_fingerprinted`` methods (see
+    :class:`nice_attendre.system.Fingerprinted`), or else :func:`stable_hash` of the whole
+    state after ``apply``."""
+    of: FingerprintFunction = getattr(system, "fingerprint", None) or stable_hash
+    step = getattr(system, "apply_fingerprinted", None)
+    if step is None:
+        apply = system.apply
+
+        def step(state: Any, fingerprint: int, event: Any) -> tuple[Any, int]:
+            successor = apply(state, event)
+            return successor, of(successor)
+
+    return of, step

@@ -1,0 +1,397 @@
+"""The partitioned search: every state owned by one shard, chosen by its fingerprint.
+
+:func:`search` drives shards (:class:`~nice_attendre.shard.Shard`) level by level on any
+*cluster*: :class:`ProcessCluster` (worker processes on this machine, ``--workers N``),
+:class:`nice_attendre.ray_engine.RayCluster` (Ray actors, ``--engine ray``) or
+:class:`InProcessCluster` (every shard in this process, for tests). Each level, every
+shard expands its frontier and offers each successor's fingerprint to its owner; the owners
+ask for the new ones, which travel as component hashes plus the components the owner has not
+been sent yet; then every shard stores and checks its new states.
+
+What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
+
+* ``transitions``, ``unique_states`` and ``revisits`` are identical for a complete search
+  (transitions = the sum of enabled events over the expanded states, whatever the order);
+  states are stored as 64-bit fingerprints, so ``collision_probability`` is set;
+* ``max_depth`` is the deepest breadth-first level: the largest number of events on a
+  *shortest* path from an initial state to a stored state. The DFS reports the deepest
+  stack, which follows whatever path it took first, so it is usually larger. (Like the DFS,
+  which explores all that one initial state reaches before it starts from the next, the
+  search runs one round per initial state, from those not reached in earlier rounds; levels
+  count from each round's initial state. The network model has one initial state.);
+* discoveries and their traces are deterministic (the same for any number of shards and
+  either engine) but not the DFS's: a trace is a shortest path to the violating state, rebuilt
+  by replaying, from the initial state, the events whose successors have the recorded parent
+  fingerprints. Without ``keep_going`` the search stops after the level that stored the
+  first violating state and reports the violating state with the smallest fingerprint of
+  that level (the DFS stops at once, at the first it meets);
+* limits: ``max_transitions`` is split between the shards per level and never exceeded;
+  ``max_states`` and ``max_depth`` apply at level ends (the last level may store more states
+  than ``max_states``); ``max_seconds`` is checked within levels too. Ctrl-C ends the search with the
+  counts of the levels completed.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import signal
+import time
+import traceback
+from typing import Any, Callable, Protocol, Sequence
+
+from nice_attendre.checker import Limits, Progress, ProgressCallback
+from nice_attendre.errors import ModelError, NiceAttendreError
+from nice_attendre.fingerprint import fingerprint_functions, owner
+from nice_attendre.property import Expectation, Metric, Property
+from nice_attendre.result import Discovery, Result, Stats
+from nice_attendre.shard import Found, Intake, LevelReport, Shard, tune_gc
+from nice_attendre.trace import Step, Trace
+from nice_attendre.visited import collision_probability
+
+#: ``make()`` -> (system, properties, metrics): builds the model in each place it runs.
+ModelFactory = Callable[[], "tuple[Any, Sequence[Property], Sequence[Metric]]"]
+
+
+class WorkerError(NiceAttendreError):
+    """A shard's process or actor failed (it crashed, was killed, or could not start)."""
+
+
+class Cluster(Protocol):
+    """Shards running somewhere, driven level by level (shard ``i`` owns ``owner(fp) == i``)."""
+
+    shards: int
+
+    def seed(self, position: int) -> list[Intake]:
+        """Every shard starts a round from initial state number ``position``."""
+        ...
+
+    def expand(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
+        """Every shard expands its frontier; the payloads stay with the cluster for :meth:`take`."""
+        ...
+
+    def take(self) -> list[Intake]:
+        """Every shard takes in what the last :meth:`expand` offered it: ``want``, ``ship`` and
+        ``take`` on every shard, each given what the others addressed to it."""
+        ...
+
+    def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
+        """Shard ``i`` answers the parents of ``fingerprints[i]``."""
+        ...
+
+    def close(self) -> None:
+        """Stop every shard (also after an error or Ctrl-C)."""
+        ...
+
+
+# ---- the search ---------------------------------------------------------------------------
+
+
+def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *,
+           limits: Limits = Limits(), keep_going: bool = False, progress: ProgressCallback | None = None,
+           progress_interval: float = 0.5) -> Result:
+    """Explore ``system`` with the shards of ``cluster``; see the module docstring for what is
+    reported. ``system`` (this process's copy) rebuilds the traces. Closes the cluster."""
+    start = time.monotonic()
+    deadline = None if limits.max_seconds is None else start + limits.max_seconds
+    next_progress = start + progress_interval
+    shards = cluster.shards
+    transitions = unique = revisits = max_depth = level = 0
+    found: list[tuple[int, Found]] = []  # (round, found)
+    round_index = 0
+    held: set[str] = set()
+    metrics: dict[str, tuple[int, int]] = {}
+    stop_reason: str | None = None
+    depth_cut = False
+
+    def take_in(intakes: list[Intake]) -> int:
+        nonlocal unique, revisits
+        for intake in intakes:
+            unique += intake.new_states
+            revisits += intake.revisits
+            found.extend((round_index, item) for item in intake.found)
+            held.update(intake.sometimes_held)
+            for name, (low, high) in intake.metrics.items():
+                old = metrics.get(name, (low, high))
+                metrics[name] = (min(old[0], low), max(old[1], high))
+        return sum(intake.new_states for intake in intakes)
+
+    try:
+        for round_index in range(len(system.initial_states())):
+            frontier = take_in(cluster.seed(round_index))
+            level = 0
+            while True:
+                if found and not keep_going:
+                    stop_reason = "violation"
+                elif not frontier:
+                    break
+                elif limits.max_states is not None and unique >= limits.max_states:
+                    stop_reason = "max-states"
+                elif deadline is not None and time.monotonic() >= deadline:
+                    stop_reason = "max-seconds"
+                if stop_reason is not None:
+                    break
+                budgets: list[int | None] = [None] * shards
+                if limits.max_transitions is not None:
+                    left = max(limits.max_transitions - transitions, 0)
+                    budgets = [left // shards + (1 if i < left % shards else 0) for i in range(shards)]
+                seconds = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+                reports = cluster.expand(budgets, seconds)
+                for report in reports:
+                    transitions += report.transitions
+                    depth_cut = depth_cut or report.depth_cut
+                    stop_reason = stop_reason or report.stop_reason
+                frontier = take_in(cluster.take())
+                level += 1
+                if frontier:
+                    max_depth = max(max_depth, level)
+                now = time.monotonic()
+                if progress is not None and now >= next_progress:
+                    next_progress = now + progress_interval
+                    progress(Progress(transitions, unique, level, max_depth, now - start))
+                if stop_reason is not None:
+                    break
+            if stop_reason is not None:
+                break
+        discoveries = _discoveries(cluster, system, found, keep_going) if found else []
+    except KeyboardInterrupt:
+        stop_reason = "interrupted"
+        discoveries = []
+    finally:
+        cluster.close()
+    if stop_reason is None and depth_cut:
+        stop_reason = "max-depth"
+    if stop_reason is None:
+        for prop in properties:
+            if prop.expectation is Expectation.SOMETIMES and prop.name not in held:
+                discoveries.append(Discovery(prop.name, prop.expectation, None, "no reachable state satisfies it"))
+    stats = Stats(transitions, unique, revisits, max_depth, time.monotonic() - start)
+    return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metrics,
+                  collision_probability=collision_probability(unique, unique + revisits))
+
+
+def _discoveries(cluster: Cluster, system: Any, found: list[tuple[int, Found]], keep_going: bool) -> list[Discovery]:
+    """The reported violations with their traces (see the module docstring for which), in
+    the order (round, level, fingerprint)."""
+    ordered = [item for _round, item in sorted(found, key=lambda rf: (rf[0], rf[1].level, rf[1].fingerprint))]
+    if not keep_going:
+        ordered = ordered[:1]
+    chains = _parent_chains(cluster, [f.fingerprint for f in ordered])
+    discoveries = []
+    for item in ordered:
+        trace = rebuild_trace(system, chains[item.fingerprint])
+        for name, expectation, reason in item.violations:
+            discoveries.append(Discovery(name, Expectation(expectation), trace, reason))
+    return discoveries
+
+
+def _parent_chains(cluster: Cluster, fingerprints: Sequence[int]) -> dict[int, list[int]]:
+    """For each fingerprint, the fingerprints from its initial state down to it."""
+    chains = {fp: [fp] for fp in fingerprints}
+    open_chains = list(chains.values())
+    while open_chains:
+        asks: list[list[int]] = [[] for _ in range(cluster.shards)]
+        for chain in open_chains:
+            asks[owner(chain[-1], cluster.shards)].append(chain[-1])
+        answers = cluster.parents(asks)
+        parent_of = {fp: parent for ask, got in zip(asks, answers) for fp, parent in zip(ask, got)}
+        still = []
+        for chain in open_chains:
+            parent = parent_of[chain[-1]]
+            if parent is None:
+                raise ModelError(f"no shard stores the state with fingerprint {chain[-1]:#018x}")
+            if parent != chain[-1]:
+                chain.append(parent)
+                still.append(chain)
+        open_chains = still
+    return {fp: chain[::-1] for fp, chain in chains.items()}
+
+
+def rebuild_trace(system: Any, chain: Sequence[int]) -> Trace:
+    """The trace through the states with fingerprints ``chain`` (an initial state's first):
+    from that initial state, at each step the first enabled event (in ``enabled`` order)
+    whose successor has the next fingerprint."""
+    fingerprint_of, step = fingerprint_functions(system)
+    initial = next((s for s in system.initial_states() if fingerprint_of(s) == chain[0]), None)
+    if initial is None:
+        raise ModelError(f"no initial state has the fingerprint {chain[0]:#018x}")
+    state, fp, steps = initial, chain[0], []
+    for number, target in enumerate(chain[1:], start=1):
+        for event in system.enabled(state):
+            successor, sfp = step(state, fp, event)
+            if sfp == target:
+                steps.append(Step(event, successor))
+                state, fp = successor, sfp
+                break
+        else:
+            raise ModelError(f"step {number} of a trace: no enabled event leads to the state with "
+                             f"fingerprint {target:#018x}; the model is not deterministic")
+    return Trace(initial, tuple(steps))
+
+
+# ---- shards in this process ----------------------------------------------------------------
+
+
+class InProcessCluster:
+    """Every shard in this process, run one after another: the partitioned search without
+    parallelism (for tests, and to debug a model's codec or fingerprints)."""
+
+    def __init__(self, make: ModelFactory, shards: int, *, max_depth: int | None = None) -> None:
+        system, properties, metrics = make()
+        self.shards = shards
+        self._shards = [Shard(i, shards, system, properties, metrics, max_depth=max_depth) for i in range(shards)]
+        self._payloads: list[list[bytes]] = [[b""] * shards for _ in range(shards)]
+
+    def seed(self, position: int) -> list[Intake]:
+        return [shard.seed(position) for shard in self._shards]
+
+    def expand(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
+        results = [shard.expand(budget, seconds) for shard, budget in zip(self._shards, budgets)]
+        self._payloads = [payloads for _report, payloads in results]
+        return [report for report, _payloads in results]
+
+    def take(self) -> list[Intake]:
+        n, shards = self.shards, self._shards
+        offers, self._payloads = self._payloads, [[b""] * n for _ in range(n)]
+        requests = [shard.want([offers[i][j] for i in range(n)]) for j, shard in enumerate(shards)]
+        payloads = [shard.ship([requests[j][i] for j in range(n)]) for i, shard in enumerate(shards)]
+        return [shard.take([payloads[i][j] for i in range(n)]) for j, shard in enumerate(shards)]
+
+    def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
+        return [shard.parents(fps) for shard, fps in zip(self._shards, fingerprints)]
+
+    def close(self) -> None:
+        self._shards = []
+
+
+# ---- worker processes on this machine -------------------------------------------------------
+
+
+def _serve(conn: Any, index: int, shards: int, model: tuple[Any, Sequence[Property], Sequence[Metric]],
+           max_depth: int | None) -> None:
+    """A worker process: run shard ``index``'s methods as the coordinator asks."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
+    tune_gc()
+    try:
+        system, properties, metrics = model
+        shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth)
+    except BaseException as exc:  # noqa: BLE001 - reported to the coordinator
+        conn.send(("error", _portable(exc)))
+        return
+    conn.send(("ok", None))
+    while True:
+        try:
+            method, args = conn.recv()
+        except EOFError:  # the coordinator is gone
+            return
+        if method == "close":
+            return
+        try:
+            conn.send(("ok", getattr(shard, method)(*args)))
+        except BaseException as exc:  # noqa: BLE001 - reported to the coordinator
+            conn.send(("error", _portable(exc)))
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` if it survives pickling, else a :class:`WorkerError` with its text."""
+    try:
+        clone = pickle.loads(pickle.dumps(exc))
+        if type(clone) is type(exc) and str(clone) == str(exc):
+            return exc
+    except Exception:  # noqa: BLE001 - any failure to pickle
+        pass
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return WorkerError(f"a shard failed: {detail}")
+
+
+class ProcessCluster:
+    """``shards`` worker processes forked from this one (each inherits the built model).
+
+    Payloads travel through this process as opaque bytes. A worker that dies raises
+    :class:`WorkerError`; :meth:`close` ends every worker.
+    """
+
+    def __init__(self, make: ModelFactory, shards: int, *, max_depth: int | None = None) -> None:
+        if shards < 1:
+            raise ValueError(f"shards must be at least 1, got {shards}")
+        if "fork" not in multiprocessing.get_all_start_methods():
+            raise WorkerError("--workers needs the 'fork' start method (Linux or macOS)")
+        self.shards = shards
+        model = make()
+        context = multiprocessing.get_context("fork")
+        self._conns: list[Any] = []
+        self._procs: list[Any] = []
+        self._payloads: list[list[bytes]] | None = None
+        try:
+            for index in range(shards):
+                mine, theirs = context.Pipe()
+                process = context.Process(target=_serve, args=(theirs, index, shards, model, max_depth),
+                                          name=f"nice-attendre-shard-{index}", daemon=True)
+                process.start()
+                theirs.close()
+                self._conns.append(mine)
+                self._procs.append(process)
+            for index in range(shards):
+                self._receive(index)
+        except BaseException:
+            self.close()
+            raise
+
+    def _receive(self, index: int) -> Any:
+        try:
+            status, value = self._conns[index].recv()
+        except (EOFError, OSError):
+            process = self._procs[index]
+            process.join(1)
+            raise WorkerError(f"shard {index} ended unexpectedly (exit code {process.exitcode}); "
+                              "out of memory?") from None
+        if status == "error":
+            raise value
+        return value
+
+    def _all(self, method: str, args: Sequence[tuple[Any, ...]]) -> list[Any]:
+        for conn, arguments in zip(self._conns, args):
+            conn.send((method, arguments))
+        return [self._receive(index) for index in range(self.shards)]
+
+    def seed(self, position: int) -> list[Intake]:
+        return self._all("seed", [(position,)] * self.shards)
+
+    def expand(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
+        results = self._all("expand", [(budget, seconds) for budget in budgets])
+        self._payloads = [payloads for _report, payloads in results]
+        return [report for report, _payloads in results]
+
+    def take(self) -> list[Intake]:
+        n = self.shards
+        offers = self._payloads or [[b""] * n] * n
+        self._payloads = None
+        requests = self._all("want", [([offers[i][j] for i in range(n)],) for j in range(n)])
+        payloads = self._all("ship", [([requests[j][i] for j in range(n)],) for i in range(n)])
+        return self._all("take", [([payloads[i][j] for i in range(n)],) for j in range(n)])
+
+    def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
+        return self._all("parents", [(list(fps),) for fps in fingerprints])
+
+    def close(self) -> None:
+        for conn in self._conns:
+            try:
+                conn.send(("close", ()))
+            except (OSError, ValueError):
+                pass
+        for process in self._procs:
+            process.join(2)
+            if process.is_alive():
+                process.terminate()
+                process.join(2)
+        for conn in self._conns:
+            conn.close()
+        self._conns, self._procs = [], []
+
+
+def cpu_count() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1

@@ -1,0 +1,146 @@
+"""The partitioned search on Ray: one actor per shard, on one machine or a cluster.
+
+``--engine ray`` (``pip install 'nice-attendre[cluster]'``) runs the same shards as
+``--workers`` (:class:`~nice_attendre.shard.Shard`) as Ray actors, so the counts are the
+same. Each actor builds the model itself by calling the model factory it is sent (for the
+command line and :func:`~nice_attendre.verify`, the app, topology and options by name), so
+every node needs nice-attendre installed, and an app or topology given as a file needs that
+file at the same path on every node. The offers, requests and states of one level go
+from actor to actor through Ray's object store; this process only passes their references on.
+
+Without ``address`` a local Ray instance is started with as many CPUs as shards (at least
+this machine's cores) and shut down at the end; with ``address`` (``auto``, or the head
+node's ``HOST:6379``) the search joins that cluster and spreads the actors over its nodes.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any, Sequence
+
+from nice_attendre.errors import InputError
+from nice_attendre.parallel import ModelFactory, WorkerError, cpu_count
+from nice_attendre.shard import Intake, LevelReport, Shard, tune_gc
+
+#: Seconds to wait for the actors to start (a cluster without enough free CPUs never starts them).
+START_TIMEOUT = 120.0
+
+
+class ShardActor:
+    """A :class:`Shard` in a Ray actor (the class is wrapped by ``ray.remote`` at run time)."""
+
+    def __init__(self, make: ModelFactory, index: int, shards: int, max_depth: int | None) -> None:
+        tune_gc()
+        system, properties, metrics = make()
+        self.shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth)
+
+    def ready(self) -> bool:
+        return True
+
+    def seed(self, position: int) -> Intake:
+        return self.shard.seed(position)
+
+    def expand(self, budget: int | None, seconds: float | None) -> tuple[Any, ...]:
+        report, payloads = self.shard.expand(budget, seconds)
+        return (report, *payloads)
+
+    def want(self, *offers: bytes) -> Any:
+        requests = self.shard.want(offers)
+        return tuple(requests) if len(requests) > 1 else requests[0]
+
+    def ship(self, *requests: bytes) -> Any:
+        payloads = self.shard.ship(requests)
+        return tuple(payloads) if len(payloads) > 1 else payloads[0]
+
+    def take(self, *payloads: bytes) -> Intake:
+        return self.shard.take(payloads)
+
+    def parents(self, fingerprints: Sequence[int]) -> list[int | None]:
+        return self.shard.parents(fingerprints)
+
+
+class RayCluster:
+    """``shards`` :class:`ShardActor` actors on a local Ray instance or the cluster at ``address``."""
+
+    def __init__(self, make: ModelFactory, shards: int, *, address: str | None = None,
+                 max_depth: int | None = None) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise InputError("--engine ray needs Ray: pip install 'nice-attendre[cluster]'") from None
+        self._ray = ray
+        self.shards = shards
+        self._started = False
+        self._actors: list[Any] = []
+        self._payloads: list[list[Any]] | None = None
+        if not ray.is_initialized():
+            options: dict[str, Any] = dict(include_dashboard=False, logging_level=logging.ERROR,
+                                           log_to_driver=False)
+            if address is None:
+                options["num_cpus"] = max(shards, cpu_count())
+            try:
+                ray.init(address=address, **options)
+            except Exception as exc:  # noqa: BLE001 - any failure to start or connect
+                where = f"join the Ray cluster at {address!r}" if address else "start a local Ray instance"
+                raise WorkerError(f"cannot {where}: {type(exc).__name__}: {exc}") from exc
+            self._started = True
+        try:
+            actor = ray.remote(num_cpus=1)(ShardActor)
+            self._actors = [actor.options(scheduling_strategy="SPREAD").remote(make, index, shards, max_depth)
+                            for index in range(shards)]
+            self._get([a.ready.remote() for a in self._actors], timeout=START_TIMEOUT)
+        except BaseException:
+            self.close()
+            raise
+
+    def _get(self, refs: Any, timeout: float | None = None) -> Any:
+        ray = self._ray
+        try:
+            return ray.get(refs, timeout=timeout)
+        except ray.exceptions.GetTimeoutError:
+            raise WorkerError(f"the {self.shards} shard actors did not start within {timeout:.0f} s: "
+                              "does the Ray cluster have that many free CPUs?") from None
+        except ray.exceptions.RayActorError as exc:
+            raise WorkerError(f"a shard actor died: {exc}") from None
+        except ray.exceptions.RayTaskError as exc:
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, BaseException):
+                raise cause from None
+            raise WorkerError(f"a shard failed: {exc}") from None
+
+    def seed(self, position: int) -> list[Intake]:
+        return self._get([a.seed.remote(position) for a in self._actors])
+
+    def expand(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
+        refs = [a.expand.options(num_returns=self.shards + 1).remote(budget, seconds)
+                for a, budget in zip(self._actors, budgets)]
+        self._payloads = [list(r[1:]) for r in refs]
+        return self._get([r[0] for r in refs])
+
+    def _refs(self, ref: Any) -> list[Any]:
+        return list(ref) if self.shards > 1 else [ref]
+
+    def take(self) -> list[Intake]:
+        n, actors = self.shards, self._actors
+        offers = self._payloads or [[b""] * n] * n
+        self._payloads = None
+        requests = [self._refs(a.want.options(num_returns=n).remote(*[offers[i][j] for i in range(n)]))
+                    for j, a in enumerate(actors)]
+        payloads = [self._refs(a.ship.options(num_returns=n).remote(*[requests[j][i] for j in range(n)]))
+                    for i, a in enumerate(actors)]
+        return self._get([a.take.remote(*[payloads[i][j] for i in range(n)]) for j, a in enumerate(actors)])
+
+    def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
+        return self._get([a.parents.remote(list(fps)) for a, fps in zip(self._actors, fingerprints)])
+
+    def close(self) -> None:
+        ray = self._ray
+        for actor in self._actors:
+            try:
+                ray.kill(actor)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        self._actors = []
+        self._payloads = None
+        if self._started:
+            ray.shutdown()
+            self._started = False

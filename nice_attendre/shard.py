@@ -1,0 +1,341 @@
+"""One shard of a partitioned search: the states whose fingerprint it owns.
+
+The partitioned search (Stern and Dill's parallel Murphi; PReach) gives every state an
+owner, chosen by its fingerprint (:func:`nice_attendre.fingerprint.owner`). A shard keeps
+the fingerprints of the states it owns with each one's parent, expands those states, and
+routes every successor to its owner. The search runs in levels, breadth first: in level ``k``
+every shard expands its frontier (its states first reached at depth ``k``); the new
+successors become the owners' frontiers of level ``k + 1``. A shard is engine-free:
+the same class runs in a worker process (:mod:`nice_attendre.parallel`) and in a Ray actor
+(:mod:`nice_attendre.ray_engine`).
+
+A level has four steps, each run by every shard: :meth:`expand` (apply the events; offer each
+owner the fingerprints and parents of its successors), :meth:`want` (an owner answers which
+offered states are new to it), :meth:`ship` (the senders encode just those states: component
+hashes plus the components the owner has not been sent yet) and :meth:`take` (the owner
+decodes them, stores and checks the level's new states). Most successors are revisits, so
+most states never travel: only their 16 bytes of fingerprint and parent do.
+
+Determinism: a state first reached in a level from several parents keeps the parent with
+the smallest fingerprint, so the states of each level, every count of a complete search, and
+the parent chain of every state (hence every trace) are the same for any number of shards,
+any engine and any timing. A frontier is expanded in the order its states were first
+reached (this shard's own successors in the order it made them, then those from the other
+shards in shard order), which depends only on the input and the number of shards; it decides
+only where a limit cuts a search short.
+"""
+from __future__ import annotations
+
+import pickle
+import time
+from array import array
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from nice_attendre.codec import PickleCodec
+from nice_attendre.fingerprint import fingerprint_functions, owner
+from nice_attendre.property import Expectation, Metric, Property
+
+_CHECK_EVERY = 1024  # transitions between clock reads
+
+#: The cyclic garbage collector's first threshold in a process that runs a shard: a shard
+#: keeps large, long-lived tables and makes little cyclic garbage, so collecting every 700
+#: allocations (Python's default) costs about a tenth of its time for nothing.
+GC_THRESHOLD = 50_000
+
+
+def tune_gc() -> None:
+    """Collect garbage less often in this process (call it in a process that runs a shard)."""
+    import gc
+
+    first, second, third = gc.get_threshold()
+    gc.set_threshold(max(GC_THRESHOLD, first), second, third)
+
+
+@dataclass
+class Found:
+    """A state the shard stored that violates properties: ``(property, expectation value,
+    reason)`` for each; ``level`` is its breadth-first depth."""
+
+    fingerprint: int
+    level: int
+    violations: list[tuple[str, str, str]]
+
+
+@dataclass
+class LevelReport:
+    """What a shard did while expanding one level."""
+
+    transitions: int = 0
+    depth_cut: bool = False
+    stop_reason: str | None = None  # "max-transitions" or "max-seconds": work was left undone
+
+
+@dataclass
+class Intake:
+    """The states a shard stored at the end of a level (or from the initial states), each
+    checked as the DFS checks a state it stores."""
+
+    new_states: int
+    revisits: int
+    found: list[Found] = field(default_factory=list)
+    sometimes_held: list[str] = field(default_factory=list)
+    metrics: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+class Shard:
+    """The part of a partitioned search that owns the states with ``owner(fp) == index``.
+
+    ``system`` is any :class:`~nice_attendre.system.System` (with its optional fingerprint
+    and codec methods); ``properties`` and ``metrics`` are checked as :func:`~nice_attendre.dfs`
+    checks them. The coordinator calls :meth:`seed` once per initial state, then per level
+    :meth:`expand`, :meth:`want`, :meth:`ship` and :meth:`take` on every shard, each with what
+    the others addressed to it, and at the end :meth:`parents` to rebuild traces. States at
+    depth ``max_depth`` are not expanded (as in :class:`~nice_attendre.checker.Limits`, with
+    depth the breadth-first level).
+    """
+
+    def __init__(self, index: int, shards: int, system: Any, properties: Sequence[Property] = (),
+                 metrics: Sequence[Metric] = (), *, max_depth: int | None = None) -> None:
+        self.index = index
+        self.shards = shards
+        self.system = system
+        props = tuple(properties)
+        self.always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
+        self.at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
+        self.sometimes = [p for p in props if p.expectation is Expectation.SOMETIMES]
+        self.metrics = tuple(metrics)
+        self.max_depth = max_depth
+        self.fingerprint_of, self.step = fingerprint_functions(system)
+        make_codec = getattr(system, "state_codec", None)
+        self.codec = make_codec() if make_codec is not None else PickleCodec()
+        #: fingerprints known not to be new: the states this shard owns, and the successors it
+        #: shipped to their owners in earlier levels (a successor met again is a revisit)
+        self.seen: set[int] = set()
+        #: (fingerprint, parent's fingerprint) of every state this shard owns, in the order
+        #: stored (an initial state is its own parent); read only to rebuild traces
+        self.parent_log = array("Q")
+        self._stored = 0
+        self._parent_of: dict[int, int] | None = None
+        self.level = 0
+        #: the states of the current level: (fingerprint, state, events or None if not to expand)
+        self.frontier: list[tuple[int, Any, Sequence[Any] | None]] = []
+        self._next: dict[int, list[Any]] = {}  # fingerprint -> [parent, state]: owned, new this level
+        self._revisits = 0
+        self._outbox: list[list[Any]] = []  # per peer: the states offered to it this level
+        self._awaiting: list[list[int]] = []  # per sender: fingerprints asked of it, in order
+
+    # ---- the search ---------------------------------------------------------------------
+
+    def seed(self, position: int) -> Intake:
+        """Start a round from initial state number ``position``: store and check it, as the
+        frontier of level 0, if this shard owns it and no earlier round reached it. (Like the
+        DFS, which explores everything reachable from one initial state before the next,
+        the search runs one round per initial state.)"""
+        self.level = 0
+        state = self.system.initial_states()[position]
+        fp = self.fingerprint_of(state)
+        if owner(fp, self.shards) == self.index and fp not in self.seen:
+            self._next[fp] = [fp, state]
+        return self._close_level()
+
+    def expand(self, budget: int | None = None, seconds: float | None = None) -> tuple[LevelReport, list[bytes]]:
+        """Apply every event of every frontier state and route the successors.
+
+        Stops early, with work left undone, rather than exceed ``budget`` transitions or
+        ``seconds`` (the report then says why; the search ends after this level). Keeps the
+        successors this shard owns; returns the report and, per shard, an *offer*: the
+        fingerprints and parents of the successors it owns, whose states :meth:`ship` sends
+        if the owner asks for them (``b""`` for none, and for this shard itself).
+        """
+        report = LevelReport()
+        deadline = None if seconds is None else time.monotonic() + seconds
+        successors: dict[int, tuple[int, Any]] = {}  # fingerprint -> (smallest parent, state)
+        seen, step = self.seen, self.step
+        cut = self.max_depth is not None and self.level >= self.max_depth
+        transitions = revisits = 0
+        next_check = _CHECK_EVERY
+        for fp, state, events in self.frontier:
+            if not events:
+                continue
+            if cut:
+                report.depth_cut = True
+                break
+            if budget is not None and transitions + len(events) > budget:
+                events = events[:budget - transitions]
+                report.stop_reason = "max-transitions"
+            for event in events:
+                successor, sfp = step(state, fp, event)
+                if sfp in seen:
+                    revisits += 1
+                    continue
+                known = successors.get(sfp)
+                if known is None:
+                    successors[sfp] = (fp, successor)
+                else:  # reached again in this level from here
+                    revisits += 1
+                    if fp < known[0]:
+                        successors[sfp] = (fp, successor)
+            transitions += len(events)
+            if report.stop_reason:
+                break
+            if deadline is not None and transitions >= next_check:
+                next_check = transitions + _CHECK_EVERY
+                if time.monotonic() >= deadline:
+                    report.stop_reason = "max-seconds"
+                    break
+        self._revisits += revisits
+        report.transitions = transitions
+        shards, index = self.shards, self.index
+        outgoing: list[list[int]] = [[] for _ in range(shards)]
+        for sfp in successors:
+            outgoing[(sfp >> 32) % shards].append(sfp)  # owner(sfp, shards), inlined
+        for sfp in outgoing[index]:
+            parent, successor = successors[sfp]
+            self._offer(sfp, parent, successor)
+        offers = [b""] * shards
+        self._outbox = [[] for _ in range(shards)]
+        for peer, fps in enumerate(outgoing):
+            if peer != index and fps:
+                seen.update(fps)  # from now on the owner has them
+                entries = [successors[f] for f in fps]
+                self._outbox[peer] = [entry[1] for entry in entries]
+                offers[peer] = array("Q", fps).tobytes() + array("Q", [entry[0] for entry in entries]).tobytes()
+        return report, offers
+
+    def want(self, offers: Sequence[bytes]) -> list[bytes]:
+        """Read the other shards' offers (one per sender, in shard order): count the known
+        successors as revisits, keep the smallest parent of each new one, and return, per
+        sender, the indices of the new states to fetch from it (the first sender to offer a
+        state is asked for it)."""
+        requests = [b""] * self.shards
+        seen, pending = self.seen, self._next
+        self._awaiting = [[] for _ in range(self.shards)]
+        for sender, offer in enumerate(offers):
+            if not offer:
+                continue
+            both = array("Q")
+            both.frombytes(offer)
+            half = len(both) // 2
+            fps, parents = both[:half], both[half:]
+            wanted = array("L")
+            awaiting = self._awaiting[sender]
+            for i, sfp in enumerate(fps):
+                if sfp in seen:
+                    self._revisits += 1
+                    continue
+                known = pending.get(sfp)
+                if known is not None:
+                    self._revisits += 1
+                    if parents[i] < known[0]:
+                        known[0] = parents[i]
+                    continue
+                pending[sfp] = [parents[i], None]
+                wanted.append(i)
+                awaiting.append(sfp)
+            if wanted:
+                requests[sender] = wanted.tobytes()
+        return requests
+
+    def ship(self, requests: Sequence[bytes]) -> list[bytes]:
+        """Send each shard the states it asked for (one request per shard, in shard order),
+        encoded by the codec: component hashes, and the components not sent to it before."""
+        payloads = [b""] * self.shards
+        for peer, request in enumerate(requests):
+            if request:
+                wanted = array("L")
+                wanted.frombytes(request)
+                states = self._outbox[peer]
+                payloads[peer] = pickle.dumps(self.codec.encode([states[i] for i in wanted], peer),
+                                              protocol=pickle.HIGHEST_PROTOCOL)
+        self._outbox = []
+        return payloads
+
+    def take(self, payloads: Sequence[bytes]) -> Intake:
+        """Take in the states fetched from the other shards (one payload per sender, in
+        shard order); store and check this level's new states: the next frontier."""
+        pending = self._next
+        for sender, payload in enumerate(payloads):
+            if payload:
+                decode = self.codec.decode(pickle.loads(payload))
+                for i, sfp in enumerate(self._awaiting[sender]):
+                    pending[sfp][1] = decode(i)
+        self._awaiting = []
+        self.level += 1
+        return self._close_level()
+
+    def _offer(self, fp: int, parent: int, state: Any) -> None:
+        """A successor this shard owns and has in hand."""
+        if fp in self.seen:
+            self._revisits += 1
+            return
+        known = self._next.get(fp)
+        if known is not None:
+            self._revisits += 1
+            if parent < known[0]:
+                known[0] = parent
+            return
+        self._next[fp] = [parent, state]
+
+    def _close_level(self) -> Intake:
+        """Store the new states of the level and check them, in the order they were first
+        reached (siblings together: their components are warm in the caches, which saves
+        about a tenth of the time against fingerprint order)."""
+        intake = Intake(len(self._next), self._revisits)
+        log = self.parent_log.extend
+        frontier = []
+        for fp in self._next:
+            parent, state = self._next[fp]
+            log((fp, parent))
+            frontier.append((fp, state, self._check(fp, state, intake)))
+        self._stored += len(self._next)
+        self.seen.update(self._next)
+        self.frontier = frontier
+        self._next = {}
+        self._revisits = 0
+        return intake
+
+    # ---- checking a state ---------------------------------------------------------------
+
+    def _check(self, fp: int, state: Any, intake: Intake) -> Sequence[Any] | None:
+        """Check a new state's properties (as the DFS checks a state it stores); its events,
+        or None if it violates an ``always`` property (it is then not expanded)."""
+        bad: list[tuple[str, str, str]] = []
+        for prop in self.always:
+            if not prop.holds(state):
+                bad.append((prop.name, prop.expectation.value, prop.why(state)))
+        if self.sometimes:
+            for prop in list(self.sometimes):
+                if prop.holds(state):
+                    self.sometimes.remove(prop)
+                    intake.sometimes_held.append(prop.name)
+        if bad:
+            intake.found.append(Found(fp, self.level, bad))
+            return None
+        events = self.system.enabled(state)
+        if not events:
+            for prop in self.at_end:
+                if not prop.holds(state):
+                    bad.append((prop.name, prop.expectation.value, prop.why(state)))
+            if bad:
+                intake.found.append(Found(fp, self.level, bad))
+            ranges = intake.metrics
+            for metric in self.metrics:
+                value = metric.value(state)
+                low, high = ranges.get(metric.name, (value, value))
+                ranges[metric.name] = (min(low, value), max(high, value))
+        return events
+
+    # ---- questions from the coordinator -------------------------------------------------
+
+    def counts(self) -> int:
+        """How many states this shard stores."""
+        return self._stored
+
+    def parents(self, fingerprints: Sequence[int]) -> list[int | None]:
+        """The parent fingerprint of each state (itself for an initial state; None if unknown)."""
+        if self._parent_of is None or len(self._parent_of) != self._stored:
+            log = self.parent_log
+            self._parent_of = dict(zip(log[0::2], log[1::2]))
+        get = self._parent_of.get
+        return [get(fp) for fp in fingerprints]

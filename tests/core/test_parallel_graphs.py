@@ -1,0 +1,198 @@
+"""The partitioned search on random finite graphs, against the DFS and a BFS oracle.
+
+Whatever the number of shards: the same transitions, unique states and revisits as the DFS;
+``max_depth`` the largest shortest-path distance; with ``keep_going`` the same violating
+states; every trace valid, a shortest path, and the same for any number of shards.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nice_attendre import Expectation, Limits, Metric, Property, dfs
+from nice_attendre.parallel import InProcessCluster, ProcessCluster, WorkerError, search
+from test_core_dfs_graphs import Graph, graphs
+
+SETTINGS = settings(max_examples=120, deadline=None)
+
+
+def distances(graph: Graph, limit: int | None = None) -> dict[int, int]:
+    """Shortest distance of every reachable state in the round that stores it: one
+    breadth-first search per initial state, in order, from those not reached before
+    (states at distance ``limit`` not expanded)."""
+    dist: dict[int, int] = {}
+    for initial in graph.initials:
+        if initial in dist:
+            continue
+        dist[initial] = 0
+        queue = deque([initial])
+        while queue:
+            state = queue.popleft()
+            if limit is not None and dist[state] >= limit:
+                continue
+            for event in graph.enabled(state):
+                nxt = graph.apply(state, event)
+                if nxt not in dist:
+                    dist[nxt] = dist[state] + 1
+                    queue.append(nxt)
+    return dist
+
+
+def partitioned(graph, shards, properties=(), metrics=(), *, limits=Limits(), keep_going=False, processes=False):
+    make = lambda: (graph, tuple(properties), tuple(metrics))  # noqa: E731
+    cluster = (ProcessCluster if processes else InProcessCluster)(make, shards, max_depth=limits.max_depth)
+    return search(cluster, graph, properties, limits=limits, keep_going=keep_going)
+
+
+@SETTINGS
+@given(graphs(), st.integers(min_value=1, max_value=4))
+def test_counts_equal_the_dfs_and_depth_is_the_bfs_eccentricity(graph: Graph, shards: int) -> None:
+    expected = dfs(graph)
+    result = partitioned(graph, shards)
+    assert result.complete and result.ok
+    got, want = result.stats, expected.stats
+    assert (got.transitions, got.unique_states, got.revisits) == (want.transitions, want.unique_states, want.revisits)
+    assert got.max_depth == max(distances(graph).values())
+    assert result.collision_probability is not None
+
+
+@SETTINGS
+@given(graphs(), st.integers(min_value=0, max_value=9), st.integers(min_value=1, max_value=3))
+def test_violations_and_traces(graph: Graph, bad: int, shards: int) -> None:
+    prop = Property("avoid", lambda s: s % 10 != bad, Expectation.ALWAYS)
+    quiet = Property("ends-even", lambda s: s % 2 == 0, Expectation.AT_QUIESCENCE)
+    expected = dfs(graph, [prop, quiet], keep_going=True)
+    result = partitioned(graph, shards, [prop, quiet], keep_going=True)
+    one = partitioned(graph, 1, [prop, quiet], keep_going=True)
+    assert result.stats.counts()[:3] == expected.stats.counts()[:3]
+    assert sorted((d.property, d.trace.final) for d in result.discoveries) == \
+        sorted((d.property, d.trace.final) for d in expected.discoveries)
+    dist = distances(graph)
+    for found in result.discoveries:
+        found.trace.replay(graph)
+        assert len(found.trace) == dist[found.trace.final]
+    assert [d.trace for d in result.discoveries] == [d.trace for d in one.discoveries]
+    first = partitioned(graph, shards, [prop, quiet])
+    assert first.ok == expected.ok
+    if not first.ok:
+        assert not first.complete and first.stop_reason == "violation"
+        assert {d.trace.final for d in first.discoveries} == {first.discoveries[0].trace.final}
+
+
+@SETTINGS
+@given(graphs(), st.integers(min_value=1, max_value=3))
+def test_sometimes_and_metrics(graph: Graph, shards: int) -> None:
+    some = Property("reach-3", lambda s: s == 3, Expectation.SOMETIMES)
+    metric = Metric("state", lambda s: s)
+    expected = dfs(graph, [some], metrics=[metric])
+    result = partitioned(graph, shards, [some], [metric])
+    assert [d.property for d in result.discoveries] == [d.property for d in expected.discoveries]
+    assert result.metrics == expected.metrics
+
+
+@SETTINGS
+@given(graphs(), st.integers(min_value=0, max_value=6), st.integers(min_value=1, max_value=3))
+def test_depth_limit_cuts_at_the_bfs_level(graph: Graph, limit: int, shards: int) -> None:
+    dist = distances(graph, limit)
+    result = partitioned(graph, shards, limits=Limits(max_depth=limit))
+    assert result.stats.unique_states == len(dist)
+    cut = any(d == limit and graph.enabled(s) for s, d in dist.items())
+    assert result.complete == (not cut)
+    if cut:
+        assert result.stop_reason == "max-depth"
+
+
+@SETTINGS
+@given(graphs(), st.integers(min_value=0, max_value=30), st.integers(min_value=1, max_value=3))
+def test_max_transitions_is_never_exceeded(graph: Graph, cap: int, shards: int) -> None:
+    full = dfs(graph).stats.transitions
+    result = partitioned(graph, shards, limits=Limits(max_transitions=cap))
+    assert result.stats.transitions <= cap
+    if full <= cap // shards:  # every shard's budget covers everything
+        assert result.complete
+    if not result.complete:
+        assert result.stop_reason == "max-transitions"
+
+
+def test_worker_processes_give_the_same_counts() -> None:
+    graph = Graph(6, ((0, "a", 1), (1, "b", 2), (2, "c", 0), (1, "d", 3), (3, "e", 4), (4, "f", 5), (5, "g", 5)), (0,))
+    expected = dfs(graph)
+    for shards in (1, 2, 3):
+        result = partitioned(graph, shards, processes=True)
+        assert result.stats.counts()[:3] == expected.stats.counts()[:3] and result.complete
+
+
+class Exploding(Graph):
+    def apply(self, state: int, event: tuple[str, int]) -> int:
+        if state == 2:
+            raise RuntimeError("boom in apply")
+        return super().apply(state, event)
+
+
+def test_an_error_in_a_worker_reaches_the_caller() -> None:
+    graph = Exploding(4, ((0, "a", 1), (1, "b", 2), (2, "c", 3)), (0,))
+    with pytest.raises(RuntimeError, match="boom in apply"):
+        partitioned(graph, 2, processes=True)
+
+
+class Dying(Graph):
+    def apply(self, state: int, event: tuple[str, int]) -> int:
+        if state == 2:
+            import os
+
+            os._exit(3)
+        return super().apply(state, event)
+
+
+def test_a_worker_that_dies_is_an_error_not_a_result() -> None:
+    graph = Dying(4, ((0, "a", 1), (1, "b", 2), (2, "c", 3)), (0,))
+    with pytest.raises(WorkerError, match="ended unexpectedly"):
+        partitioned(graph, 2, processes=True)
+
+
+class Chain:
+    """0 -> 1 -> ... -> length-1, optionally slow."""
+
+    def __init__(self, length: int, sleep: float = 0.0) -> None:
+        self.length, self.sleep = length, sleep
+
+    def initial_states(self) -> tuple[int, ...]:
+        return (0,)
+
+    def enabled(self, state: int) -> tuple[str, ...]:
+        return ("next",) if state < self.length - 1 else ()
+
+    def apply(self, state: int, event: str) -> int:
+        if self.sleep:
+            import time
+
+            time.sleep(self.sleep)
+        return state + 1
+
+
+def test_ctrl_c_ends_a_parallel_search_cleanly() -> None:
+    import multiprocessing
+
+    from nice_attendre.checker import Progress
+
+    def progress(snapshot: Progress) -> None:
+        if snapshot.depth >= 5:
+            raise KeyboardInterrupt
+
+    chain = Chain(50)
+    cluster = ProcessCluster(lambda: (chain, (), ()), 2)
+    result = search(cluster, chain, (), progress=progress, progress_interval=0.0)
+    assert not result.complete and result.stop_reason == "interrupted"
+    assert 5 <= result.stats.transitions < 49
+    assert not [p for p in multiprocessing.active_children() if p.name.startswith("nice-attendre-shard")]
+
+
+def test_max_seconds_ends_a_parallel_search() -> None:
+    chain = Chain(10_000, sleep=0.001)
+    cluster = ProcessCluster(lambda: (chain, (), ()), 2)
+    result = search(cluster, chain, (), limits=Limits(max_seconds=0.3))
+    assert not result.complete and result.stop_reason == "max-seconds"
+    assert 0 < result.stats.transitions < 9_999
