@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Generic, Sequence, TypeVar
 
 from nice_attendre.errors import CallTimeout
 from nice_attendre.models.messages import (DEFAULT_PRIORITY, NO_TIMEOUTS, BarrierReply, BufferId, FlowMod,
-                                           FlowRemoved, PacketIn, PortStatsReply, Timeouts)
+                                           FlowRemoved, PacketIn, PortStatsReply, PortStatus, Timeouts)
 from nice_attendre.models.packet import (HEADER_FIELDS, Action, Flood, GotoTable, Match, Output, Packet,
                                          SetField, ToController)
 from nice_attendre.models.scenario import Scenario
@@ -445,6 +445,10 @@ class App(Generic[AS]):
         """Port statistics of a switch arrived (``ev.load`` is one of ``load_classes``)."""
         return state
 
+    def on_port_status(self, state: AS, ev: PortStatus, out: Out) -> AS:
+        """A switch's port went down or up (``ev.up``): a link failed or recovered."""
+        return state
+
     def on_flow_removed(self, state: AS, ev: FlowRemoved, out: Out) -> AS:
         """A switch removed an entry installed with ``notify_removed`` (it expired, or a
         flow-mod deleted it)."""
@@ -466,4 +470,5 @@ class App(Generic[AS]):
         return self.describe()
 
 
-__all__ = ["App", "Out", "Hop", "PacketIn", "BarrierReply", "PortStatsReply", "FlowRemoved", "Request", "BadRequest"]
+__all__ = ["App", "Out", "Hop", "PacketIn", "BarrierReply", "PortStatsReply", "PortStatus", "FlowRemoved", "Request",
+           "BadRequest"]

@@ -192,5 +192,18 @@ class FlowRemoved:
         return f"flow-removed(s{self.dpid}, {self.match}, {why})"
 
 
-SwitchMessage = PacketIn | BarrierReply | PortStatsReply | FlowRemoved
+@dataclass(frozen=True, slots=True)
+class PortStatus:
+    """Switch ``dpid`` reports that its port ``port`` went up or down (a link failure or
+    recovery)."""
+
+    dpid: int
+    port: int
+    up: bool
+
+    def __str__(self) -> str:
+        return f"port-status(s{self.dpid}, port {self.port} {'up' if self.up else 'down'})"
+
+
+SwitchMessage = PacketIn | BarrierReply | PortStatsReply | FlowRemoved | PortStatus
 Command = FlowMod | PacketOut | BarrierRequest | PortStatsRequest

@@ -31,6 +31,8 @@ from nice_attendre.models.events import (ControllerHandle, ControllerStats, Even
                                          SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models import flowtable
 from nice_attendre.models.channels import Channels, check_command_order, describe_semantics
+from nice_attendre.models.faults import KINDS as FAULT_KINDS
+from nice_attendre.models.faults import ControlLoss, Faults, LinkChange, LinkFault, SwitchRestart
 from nice_attendre.models.hosts import Hosts
 from nice_attendre.models.fingerprints import Fingerprinter
 from nice_attendre.models.intern import Interner
@@ -141,7 +143,9 @@ class Options:
       OpenFlow allows); see :mod:`nice_attendre.models.channels`;
     * ``threaded_controller``: handler calls race (any number in flight): the commands of
       different calls interleave at a switch (the paper's type-3 race) and the messages of
-      one switch may be handled in any order.
+      one switch may be handled in any order;
+    * ``faults``: budgets of faults to inject, in :data:`nice_attendre.models.faults.KINDS`
+      order (empty or all 0: none; see :mod:`nice_attendre.models.faults`).
     """
 
     monitors: frozenset[str] = frozenset()
@@ -149,9 +153,13 @@ class Options:
     instant_stats: bool = False
     command_order: str = "fifo"
     threaded_controller: bool = False
+    faults: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         check_command_order(self.command_order)
+        if self.faults and (len(self.faults) != len(FAULT_KINDS) or min(self.faults) < 0):
+            raise InputError(f"faults must be {len(FAULT_KINDS)} budgets ({', '.join(FAULT_KINDS)}), "
+                             f"got {self.faults!r}")
 
     def describe_channels(self) -> str:
         """The channel semantics, one line (every report prints it)."""
@@ -205,6 +213,9 @@ class Network:
             ControllerStats: lambda tx, ev: self.protocol.controller_stats(tx, ev.dpid, ev.load),
             SwitchEntryExpires: lambda tx, ev: self.protocol.expire(tx, ev.dpid, ev.index, ev.reason),
         }
+        if self.faults is not None:
+            self._handlers.update({LinkFault: self.faults.link_fault, LinkChange: self.faults.link_change,
+                                   ControlLoss: self.faults.control_loss, SwitchRestart: self.faults.restart})
         self._initial = self._make_initial()
 
     # ---- layout ------------------------------------------------------------------------
@@ -240,11 +251,14 @@ class Network:
         self.slot_alerts = slot("alerts", "alerts")
         self.slot_history = slot("history", "history") if "one-packet-in-per-flow" in self.options.monitors else -1
         self.slot_load = slot("load", "load") if self.options.count_load else -1
+        self.slot_faults = slot("faults", "faults") if any(self.options.faults) else -1
         self._slot_interners = slot_interners
         self._values = [interner.values for interner in slot_interners]
         self._intern = [interner.intern for interner in slot_interners]
         self.slot_index = {name: index for index, name in enumerate(self.slot_names)}
         self.hosts.layout()
+        #: The faults to inject, or None (then no state or event is about faults).
+        self.faults = Faults(self, self.options.faults) if self.slot_faults >= 0 else None
         # Event sources in enabled() order (hosts first, see Hosts.events).
         packet_sources = tuple((self.slot_port[(d, p)], SwitchProcessPacket(d, p))
                                for d in topo.switches for p in topo.ports[d])
@@ -288,6 +302,8 @@ class Network:
             tx.put(self.slot_history, ())
         if self.slot_load >= 0:
             tx.put(self.slot_load, (0,) * len(LOAD_COUNTERS))
+        if self.faults is not None:
+            tx.put(self.slot_faults, self.faults.initial())
         try:
             state = self.guard.run(self.app.initial_state)
         except MemoryError:
@@ -336,6 +352,8 @@ class Network:
         extra = self.protocol.extra_events(state)
         if extra:
             events.extend(extra)
+        if self.faults is not None:
+            self.faults.events(state, events)
         if self.timers:
             for dpid, slot in self.slot_table.items():
                 found = self._expiries(dpid, state[slot])
@@ -416,6 +434,9 @@ class Network:
         ``unicast``: the switch sent the packet out of this port only; handing such a frame
         to a host it is not addressed to is a misdelivery (the ``delivery`` monitor's alert).
         """
+        if self.faults is not None and self.faults.down(tx, dpid, port):
+            tx.note(lambda: f"s{dpid} sends {packet} out of port {port}, whose link is down: it is lost")
+            return False
         host = None
         for mobile in self.mobile:
             if tx.get(self.slot_host[mobile]).location == (dpid, port):
@@ -438,7 +459,15 @@ class Network:
         return True
 
     def attached(self, state: Sequence[int], dpid: int, port: int) -> Any:
-        """What is at ``dpid``:``port`` in ``state``: a host name, a switch :class:`Peer`, or None."""
+        """What is at ``dpid``:``port`` in ``state``: a host name, a switch :class:`Peer`, or None
+        (also when the link there is down)."""
+        if self.faults is not None:
+            faults = self._values[self.slot_faults][state[self.slot_faults]]
+            if faults.down:
+                peer = self.topology.links.get((dpid, port))
+                ends = {(dpid, port)} | ({(peer.node, peer.port)} if peer is not None and not peer.is_host else set())
+                if ends & set(faults.down):
+                    return None
         for host in self.mobile:
             if self._values[self.slot_host[host]][state[self.slot_host[host]]].location == (dpid, port):
                 return host

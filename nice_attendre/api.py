@@ -48,12 +48,13 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
           sender: str | None = None, receiver: str | None = None, count_load: bool = False,
           instant_stats: bool | None = None, threaded_controller: bool = False,
           command_order: str = "fifo", flows: Any = None, scenario: Any = None,
-          guard: CallGuard | None = None) -> Run:
+          faults: Mapping[str, int] | None = None, guard: CallGuard | None = None) -> Run:
     """Build the network and properties for one verification (see :func:`verify`).
 
     ``guard`` marks the network's calls into the app (a watchdog may interrupt them)."""
     from nice_attendre import properties as registry
     from nice_attendre.loading import load_app
+    from nice_attendre.models.faults import check_budgets
     from nice_attendre.models.network import LOAD_COUNTERS, Network, Options
     from nice_attendre.models.protocols import protocol_class
     from nice_attendre.models.topology import load_topology
@@ -70,7 +71,7 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
         instant_stats = getattr(app_obj, "instant_stats", False)
     options = Options(monitors=registry.monitors_of(wanted), count_load=count_load,
                       instant_stats=bool(instant_stats), threaded_controller=bool(threaded_controller),
-                      command_order=command_order)
+                      command_order=command_order, faults=check_budgets(faults) if faults else ())
     traffic = make_scenario(app_obj, topo, packets, sender, receiver, flows, scenario)
     description = _user_call(app_obj, "describe")
     if not isinstance(description, str):
@@ -231,7 +232,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
            keep_going: bool = False, fingerprint: bool = False, count_load: bool = False,
            instant_stats: bool | None = None, threaded_controller: bool = False,
            command_order: str = "fifo", flows: Any = None, scenario: Any = None,
-           checkpoint: str | Path | None = None, resume: str | Path | None = None,
+           faults: Mapping[str, int] | None = None, checkpoint: str | Path | None = None, resume: str | Path | None = None,
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
            address: str | None = None) -> Result:
@@ -256,7 +257,9 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
     complete execution in ``result.metrics``. ``threaded_controller`` lets controller
     handler calls race (type-3 races); ``command_order="any"`` lets a switch execute pending
     commands in any order no barrier forbids (see :mod:`nice_attendre.models.channels`).
-    ``checkpoint``, ``resume`` and ``checkpoint_every`` as for :func:`search`.
+    ``faults`` gives fault budgets by kind (``{"loss": 1, "link": 1}``; see
+    :mod:`nice_attendre.models.faults`). ``checkpoint``, ``resume`` and ``checkpoint_every``
+    as for :func:`search`.
 
     ``workers`` above 1 explores with that many processes, each owning the states whose
     fingerprint it is given (:mod:`nice_attendre.parallel`: the same transitions and unique
@@ -281,7 +284,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
         options = dict(topology=topology, packets=packets, protocol=protocol, properties=properties,
                        app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
                        instant_stats=instant_stats, threaded_controller=threaded_controller,
-                       command_order=command_order, flows=flows, scenario=scenario)
+                       command_order=command_order, flows=flows, scenario=scenario, faults=faults)
         try:
             run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
         except StopRequest as stop:  # a limit was reached while building

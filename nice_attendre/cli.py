@@ -192,6 +192,10 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Controller handler calls race, any number in flight (a superset of every fixed "
                           "thread count): their commands interleave at each switch (type-3 races) and one "
                           "switch's messages may be handled in any order."),
+        click.option("--fault", "faults", multiple=True, metavar="KIND=N",
+                     help="Inject up to N faults of KIND (repeatable): loss, duplicate, reorder (packets on "
+                          "a link), link (a link goes down, later up), control (a control message lost), "
+                          "restart (a switch restarts empty)."),
         click.option("--command-order", type=click.Choice(["fifo", "any"]), default="fifo", show_default=True,
                      help="fifo: a switch executes commands in arrival order (the paper's and NICE's "
                           "assumption); any: in any order no barrier forbids, as OpenFlow allows."),
@@ -304,8 +308,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            receiver: str | None, properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
            max_transitions: int | None, max_states: int | None, max_depth: int | None,
            max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
-           threaded_controller: bool, command_order: str, keep_going: bool, fingerprint: bool,
-           workers: int, engine: str, address: str | None,
+           faults: tuple[str, ...], threaded_controller: bool, command_order: str, keep_going: bool,
+           fingerprint: bool, workers: int, engine: str, address: str | None,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
            checkpoint_every: float, resume_path: Path | None) -> None:
     """Explore every interleaving of APP on a topology and check properties.
@@ -316,6 +320,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     from functools import partial
 
     from nice_attendre.api import build, check_engine, model, not_started, search
+    from nice_attendre.models.faults import KINDS as FAULT_KINDS
+    from nice_attendre.models.faults import describe_budgets, parse_budgets
     from nice_attendre.checker import Limits
     from nice_attendre.output import check_writable, write_atomic
     from nice_attendre.report import CheckedNarrator, json_report, text_report, verdict_line
@@ -336,7 +342,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         options = dict(topology=topology, protocol=protocol, **traffic, properties=list(properties) or None,
                        app_options=_app_options(app_options, bug), sender=sender, receiver=receiver,
                        count_load=count_load, threaded_controller=threaded_controller,
-                       command_order=command_order)
+                       command_order=command_order, faults=parse_budgets(faults) or None)
         try:
             run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
         except StopRequest as stop:  # a limit reached while importing the app or building the network
@@ -366,6 +372,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         narrate = CheckedNarrator(result, net.narrate)
         header = [("app", net.app.describe()), ("protocol", net.protocol.name),
                   ("channels", net.options.describe_channels()),
+                  *([("faults", describe_budgets(net.options.faults))] if any(net.options.faults) else []),
                   ("topology", net.topology.describe()), ("traffic", net.scenario.describe()),
                   ("properties", ", ".join(p.name for p in run.properties))]
         if workers > 1 or engine != "processes":
@@ -382,6 +389,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
             if json_path is not None:
                 data = json_report(result, {"app": net.app.describe(), "protocol": net.protocol.name,
                                             "command_order": net.options.command_order,
+                                            "faults": dict(zip(FAULT_KINDS, net.options.faults or
+                                                               (0,) * len(FAULT_KINDS))),
                                             "threaded_controller": net.threaded,
                                             "topology": net.topology.name, "packets": packets,
                                             "traffic": net.scenario.describe(),

@@ -12,6 +12,7 @@ import click
 from nice_attendre.cli import _app_options, _check_output, _traffic, finish, scenario_options
 from nice_attendre.errors import InputError
 from nice_attendre.models.channels import describe_semantics
+from nice_attendre.models.faults import parse_budgets
 from nice_attendre.exit_codes import EXIT_CODES_HELP, for_signal
 from nice_attendre.report import signal_name, table_lines
 
@@ -68,8 +69,8 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
             receiver: str | None, properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
             max_transitions: int | None, max_states: int | None, max_depth: int | None,
             max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
-            threaded_controller: bool, command_order: str, keep_going: bool, fingerprint: bool,
-            workers: int, engine: str, address: str | None, json_path: Path | None, protocols: str, load: bool) -> None:
+            faults: tuple[str, ...], threaded_controller: bool, command_order: str, keep_going: bool,
+            fingerprint: bool, workers: int, engine: str, address: str | None, json_path: Path | None, protocols: str, load: bool) -> None:
     """Verify APP under several protocols and compare the state spaces side by side.
 
     The limits apply to each protocol's verification (--max-seconds: each one's). The exit
@@ -88,7 +89,8 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
                        max_states=max_states, max_depth=max_depth, max_seconds=max_seconds,
                        max_memory=max_memory, max_handler_seconds=max_handler_seconds,
                        keep_going=keep_going, fingerprint=fingerprint, threaded_controller=threaded_controller,
-                       command_order=command_order, workers=workers, engine=engine, address=address)
+                       command_order=command_order, workers=workers, engine=engine, address=address,
+                       faults=parse_budgets(faults) or None)
     # A row whose network was never built (a limit reached while building) has no system.
     net = next((row.result.system for row in rows if row.result.system is not None), None)
     app_text = net.app.describe() if net is not None else app

@@ -24,7 +24,8 @@ from nice_attendre.models.app import (BarrierRequestRequest, FlowModRequest, Ins
                                       bad_state)
 from nice_attendre.models.events import ControllerStats
 from nice_attendre.models.messages import (NO_TIMEOUTS, TABLE, BarrierReply, BarrierRequest, BufferId, FlowMod,
-                                           FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatsRequest)
+                                           FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatsRequest,
+                                           PortStatus)
 from nice_attendre.models.packet import Flood, GotoTable, Output, Packet, SetField, ToController, rewritten
 
 if TYPE_CHECKING:
@@ -73,8 +74,12 @@ class OpenFlow:
     def switches_join(self, tx: "Tx") -> None:
         """Tell the app about every switch, in dpid order (its commands are queued)."""
         for dpid in self.topology.switches:
-            self.run_app(tx, "on_switch_join", lambda app, state, out, d=dpid: app.on_switch_join(state, d, out),
-                         f"switch s{dpid} joined", None)
+            self.switch_join(tx, dpid)
+
+    def switch_join(self, tx: "Tx", dpid: int) -> None:
+        """Switch ``dpid`` connects (at the start, or again after a restart): the app hears of it."""
+        self.run_app(tx, "on_switch_join", lambda app, state, out: app.on_switch_join(state, dpid, out),
+                     f"switch s{dpid} joined", None)
 
     def held_packets(self, ext: Any) -> tuple[Packet, ...]:
         """Packets the variant's switch state holds (none for OpenFlow)."""
@@ -176,6 +181,8 @@ class OpenFlow:
                     sent += 1
                 elif port not in self.topology.ports[dpid]:
                     failed.append(f"s{dpid} has no port {port}")
+                elif net.faults is not None and net.faults.down(tx, dpid, port):
+                    failed.append(f"the link at port {port} is down")
                 else:
                     failed.append(f"nothing is attached to port {port}")
             elif kind is Flood:
@@ -429,6 +436,9 @@ class OpenFlow:
             self.barrier_reply(tx, msg)
         elif kind is FlowRemoved:
             self.run_app(tx, "on_flow_removed", lambda app, state, out: app.on_flow_removed(state, msg, out),
+                         str(msg), None)
+        elif kind is PortStatus:
+            self.run_app(tx, "on_port_status", lambda app, state, out: app.on_port_status(state, msg, out),
                          str(msg), None)
         elif kind is PortStatsReply:
             platform: PlatformState = tx.get(self.net.slot_platform)
