@@ -110,7 +110,7 @@ class Channels:
         net = self.net
         slot = net.slot_cmdq[dpid]
         queues = net._queues
-        ids = tuple(net._items.intern(message) for message in messages)
+        ids = tuple(map(net._items.intern, messages))
         current = queues.values[tx.s[slot]]
         if not self.batched:
             tx.set_id(slot, queues.intern(current + ids))

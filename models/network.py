@@ -60,10 +60,10 @@ class Tx:
     """One transition under construction: a mutable copy of the slot ids.
 
     Handlers read slot values with :meth:`get` (or ids from ``s``), write them with
-    :meth:`put` or :meth:`set_id` (never by assigning to ``s``: every write is recorded in
-    ``dirty``, from which fingerprints are updated), and use the queue helpers;
-    :meth:`Network.apply` turns the result back into a tuple. With ``notes`` a list,
-    handlers narrate what happens (for traces); otherwise :meth:`note` does nothing.
+    :meth:`put` or :meth:`set_id` (never by assigning to ``s``: a :class:`TrackingTx`
+    records every write in ``dirty``, from which fingerprints are updated), and use the
+    queue helpers; :meth:`Network.apply` turns the result back into a tuple. With ``notes``
+    a list, handlers narrate what happens (for traces); otherwise :meth:`note` does nothing.
     """
 
     __slots__ = ("net", "s", "notes", "outbox", "dirty")
@@ -73,7 +73,6 @@ class Tx:
         self.s = list(state)
         self.notes = notes
         self.outbox: dict[int, list[Any]] | None = None  # one handler call's commands, per switch
-        self.dirty: dict[int, None] = {}  # slots written (keys; a dict is an ordered set)
 
     def get(self, slot: int) -> Any:
         """The value in ``slot``."""
@@ -82,19 +81,16 @@ class Tx:
     def put(self, slot: int, value: Any) -> None:
         """Store ``value`` in ``slot``."""
         self.s[slot] = self.net._intern[slot](value)
-        self.dirty[slot] = None
 
     def set_id(self, slot: int, value_id: int) -> None:
         """Store the already interned value ``value_id`` in ``slot``."""
         self.s[slot] = value_id
-        self.dirty[slot] = None
 
     def pop(self, slot: int) -> Any:
         """Remove and return the first item of queue ``slot``."""
         net = self.net
         queue = net._queues.values[self.s[slot]]
         self.s[slot] = net._queues.intern(queue[1:])
-        self.dirty[slot] = None
         return net._items.values[queue[0]]
 
     def push(self, slot: int, item: Any) -> None:
@@ -102,7 +98,6 @@ class Tx:
         net = self.net
         queue = net._queues.values[self.s[slot]]
         self.s[slot] = net._queues.intern(queue + (net._items.intern(item),))
-        self.dirty[slot] = None
 
     def alert(self, kind: str, detail: str) -> None:
         """Record that a monitor of ``kind`` observed ``detail`` on this transition."""
@@ -127,6 +122,34 @@ class Tx:
         """
         if self.notes is not None:
             self.notes.append(text())
+
+
+class TrackingTx(Tx):
+    """A :class:`Tx` that records the slots it writes in ``dirty`` (keys of a dict, an
+    ordered set), for :meth:`Network.apply_fingerprinted`. Plain searches use :class:`Tx`,
+    which records nothing."""
+
+    __slots__ = ()
+
+    def __init__(self, net: "Network", state: Sequence[int], notes: list[str] | None = None) -> None:
+        super().__init__(net, state, notes)
+        self.dirty: dict[int, None] = {}
+
+    def put(self, slot: int, value: Any) -> None:
+        Tx.put(self, slot, value)
+        self.dirty[slot] = None
+
+    def set_id(self, slot: int, value_id: int) -> None:
+        self.s[slot] = value_id
+        self.dirty[slot] = None
+
+    def pop(self, slot: int) -> Any:
+        self.dirty[slot] = None
+        return Tx.pop(self, slot)
+
+    def push(self, slot: int, item: Any) -> None:
+        Tx.push(self, slot, item)
+        self.dirty[slot] = None
 
 
 @dataclass(frozen=True)
@@ -267,6 +290,8 @@ class Network:
         self.threaded = self.options.threaded_controller
         self.channels = Channels(self, self.options.command_order, self.threaded)
         channels = self.channels
+        #: Whether a switch takes its commands from a plain FIFO (the fast path of switch_command).
+        self.fifo_commands = not channels.batched
         self.send_commands = channels.send
         self.take_command = channels.take
         self.to_controller = channels.to_controller
@@ -400,7 +425,7 @@ class Network:
     def apply_fingerprinted(self, state: tuple[int, ...], fingerprint: int,
                             event: Event) -> tuple[tuple[int, ...], int]:
         """``apply`` and the new state's fingerprint, updated from the slots written only."""
-        tx = Tx(self, state)
+        tx = TrackingTx(self, state)
         self._handlers[type(event)](tx, event)
         new = tuple(tx.s)
         weights = self._fingerprints.weights

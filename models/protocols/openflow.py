@@ -302,7 +302,7 @@ class OpenFlow:
         """Switch ``dpid`` processes a command from the controller: the head one, or the one
         the event names (``batch``, ``pick``) under a threaded controller or ``any`` order."""
         net = self.net
-        msg = net.take_command(tx, dpid, batch, pick)
+        msg = tx.pop(net.slot_cmdq[dpid]) if net.fifo_commands else net.take_command(tx, dpid, batch, pick)
         kind = type(msg)
         if kind is FlowMod:
             self.flow_mod(tx, dpid, msg)
@@ -427,7 +427,8 @@ class OpenFlow:
     def controller_handle(self, tx: "Tx", dpid: int, pick: int = 0) -> None:
         """The controller handles a message from switch ``dpid`` (the head one, or ``pick``
         under a threaded controller)."""
-        msg = self.net.from_switch(tx, dpid, pick)
+        net = self.net
+        msg = net.from_switch(tx, dpid, pick) if net.threaded else tx.pop(net.slot_ctrlq[dpid])
         kind = type(msg)
         if kind is PacketIn:
             self.run_app(tx, "on_packet_in", lambda app, state, out: app.on_packet_in(state, msg, out),
@@ -527,8 +528,11 @@ class OpenFlow:
         for request in requests:
             kind = type(request)
             if kind is InstallPathRequest:
-                for index, hop in enumerate(request.hops):
-                    self.send(tx, hop.dpid, request.flow_mod(index, request.buffer_id if index == 0 else None))
+                buffer_id = request.buffer_id
+                for hop in request.hops:  # the flow-mods of InstallPathRequest.flow_mod, built inline
+                    self.send(tx, hop.dpid, FlowMod(hop.match, hop.actions, request.priority, hop.table_id,
+                                                    buffer_id, "add", None, None, request.timeouts))
+                    buffer_id = None
             else:
                 self.send(tx, request.dpid, self.message_for(request))
 

@@ -56,7 +56,7 @@ def test_incremental_fingerprint_equals_the_full_one_and_writes_are_recorded(spe
     # every slot that changed was recorded by the Tx (no write bypasses it)
     rng = random.Random(5)
     state = net.initial_states()[0]
-    from nice_attendre.models.network import Tx
+    from nice_attendre.models.network import TrackingTx as Tx
 
     for _ in range(400):
         events = net.enabled(state)
