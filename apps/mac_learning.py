@@ -65,6 +65,13 @@ class MacLearning(App[MacState]):
         self.mobile = mobile
         self.barriers = barriers
 
+    def _forward(self, out: Out, ev: PacketIn, forward: tuple) -> None:
+        """The entry towards the destination, releasing the packet: buffered at the switch
+        (a flow-mod/packet-out), or carried by the packet-in (a flow-mod, then a packet-out)."""
+        self._flow_mod(out, *forward, buffer_id=ev.buffer_id)
+        if ev.buffer_id is None:
+            out.packet_out(ev.dpid, forward[2], in_port=ev.in_port, packet=ev.packet)
+
     def _flow_mod(self, out: Out, dpid: int, *args: object, **kwargs: object) -> None:
         """A flow-mod, fenced by a barrier when the app orders its commands with barriers."""
         out.flow_mod(dpid, *args, **kwargs)  # type: ignore[arg-type]
@@ -109,17 +116,18 @@ class MacLearning(App[MacState]):
             # (when answers have passed, that is this packet's own direction: NICE's fix).
             answered = (dpid, hdr.eth_dst, hdr.eth_src) in passed
             if self.bug == "delayed-direct-path" or not answered:
-                self._flow_mod(out, *forward, buffer_id=ev.buffer_id)
+                self._forward(out, ev, forward)
                 self._flow_mod(out, *reverse)
             else:
                 self._flow_mod(out, *reverse)
-                self._flow_mod(out, *forward, buffer_id=ev.buffer_id)
+                self._forward(out, ev, forward)
         else:
             if self.bug == "excess-flooding":
                 actions = [Flood()]
             else:
                 actions = [Output(p) for p in out.topology.flood_ports(dpid) if p != ev.in_port]
-            out.packet_out(dpid, actions, buffer_id=ev.buffer_id, in_port=ev.in_port)
+            out.packet_out(dpid, actions, buffer_id=ev.buffer_id, in_port=ev.in_port,
+                           packet=ev.packet if ev.buffer_id is None else None)
         if hdr.eth_dst != BROADCAST:
             passed = passed | {(dpid, hdr.eth_src, hdr.eth_dst)}
         return MacState(tuple(sorted(table.items())), passed)

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Generic, Sequence, TypeVar
 
 from nice_attendre.errors import CallTimeout
 from nice_attendre.models.messages import (DEFAULT_PRIORITY, NO_TIMEOUTS, BarrierReply, BufferId, FlowMod,
-                                           FlowRemoved, PacketIn, PortStatsReply, PortStatus, Timeouts)
+                                           FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatus, Timeouts)
 from nice_attendre.models.packet import (HEADER_FIELDS, Action, Flood, GotoTable, Match, Output, Packet,
                                          SetField, ToController)
 from nice_attendre.models.scenario import Scenario
@@ -61,6 +61,9 @@ class InstallPathRequest:
     buffer_id: BufferId | None
     packet_in_dpid: int | None
     timeouts: Timeouts = NO_TIMEOUTS
+    #: For a packet-in that carried its packet (no buffer id): the packet-out that sends it along
+    #: the first hop, right after the first hop's flow-mod.
+    carried: PacketOut | None = None
 
     def flow_mod(self, index: int, buffer_id: BufferId | None = None) -> "FlowMod":
         """The flow-mod of hop ``index`` (with ``buffer_id``: a flow-mod/packet-out)."""
@@ -315,7 +318,9 @@ class Out:
         """Install a forwarding path: one entry per hop, the hops in forwarding order.
 
         When ``packet_in`` is given and the first hop is its switch, that switch gets a
-        flow-mod/packet-out releasing the buffered packet, the others flow-mods. The
+        flow-mod/packet-out releasing the buffered packet (or, when the packet-in carried its
+        packet without a buffer id, a flow-mod and then a packet-out sending that packet),
+        the others flow-mods. The
         platform knows each hop's predecessor, which OpenFlow-B (barriers to the following
         switches) and Attendre (Attendre Commands to the next hop) need. Timeouts as for
         :meth:`flow_mod`, on every hop's entry. Raises :class:`BadRequest` for a malformed
@@ -377,6 +382,9 @@ class Out:
             return
         if packet_in is not None and packet_in.buffer_id is not None and path[0].dpid == packet_in.dpid:
             self.requests.append(InstallPathRequest(path, priority, packet_in.buffer_id, packet_in.dpid, timeouts))
+        elif packet_in is not None and path[0].dpid == packet_in.dpid:  # the packet came along: send it on
+            carried = PacketOut(path[0].actions, None, packet_in.in_port, packet_in.packet)
+            self.requests.append(InstallPathRequest(path, priority, None, None, timeouts, carried))
         else:
             self.requests.append(InstallPathRequest(path, priority, None, None, timeouts))
 

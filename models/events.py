@@ -1,7 +1,10 @@
-"""The closed set of network events (actor + verb).
+"""The closed set of the network's own events (actor + verb).
 
-Each event class has a ``rank``; :meth:`nice_attendre.models.network.Network.enabled`
-returns events sorted by (rank, fields), so exploration order is defined.
+A protocol variant adds events of its own, declared by the variant with their handlers
+(``event_handlers()``, see :mod:`nice_attendre.models.protocols.openflow`), in its module
+and in the same form: a frozen dataclass with a ``rank``. Each event class has a ``rank``;
+:meth:`nice_attendre.models.network.Network.enabled` returns events sorted by (rank,
+fields), so exploration order is defined.
 """
 from __future__ import annotations
 

@@ -26,9 +26,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from nice_attendre.errors import CallTimeout, InputError, ModelError
 from nice_attendre.models.app import App, app_failure, bad_state
-from nice_attendre.models.events import (ControllerHandle, ControllerStats, Event, HostAnswer,
-                                         HostMove, HostReceive, HostSend, SwitchEntryExpires,
-                                         SwitchProcessCommand, SwitchProcessPacket)
+from nice_attendre.models.events import (ControllerHandle, Event, HostAnswer, HostMove, HostReceive, HostSend,
+                                         SwitchEntryExpires, SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models import flowtable
 from nice_attendre.models.channels import Channels, check_command_order, describe_semantics
 from nice_attendre.models.faults import KINDS as FAULT_KINDS
@@ -64,15 +63,18 @@ class Tx:
     records every write in ``dirty``, from which fingerprints are updated), and use the
     queue helpers; :meth:`Network.apply` turns the result back into a tuple. With ``notes``
     a list, handlers narrate what happens (for traces); otherwise :meth:`note` does nothing.
+    ``choice`` is the nondeterministic choice a protocol variant's event made (read by the
+    variant's hooks during this transition; ``None`` for the network's events).
     """
 
-    __slots__ = ("net", "s", "notes", "outbox", "dirty")
+    __slots__ = ("net", "s", "notes", "outbox", "dirty", "choice")
 
     def __init__(self, net: "Network", state: Sequence[int], notes: list[str] | None = None) -> None:
         self.net = net
         self.s = list(state)
         self.notes = notes
         self.outbox: dict[int, list[Any]] | None = None  # one handler call's commands, per switch
+        self.choice: Any = None
 
     def get(self, slot: int) -> Any:
         """The value in ``slot``."""
@@ -192,15 +194,20 @@ class Options:
 class Network:
     """The network system (a :class:`nice_attendre.System`).
 
-    Build it with a scenario, an app and a protocol name (``openflow``, ``openflow-b``,
-    ``attendre``) or protocol class. ``enabled`` returns events in the order
-    host sends, host receives, host answers, host moves, switch packets (by dpid, port), switch
-    commands, controller handling, instant statistics.
+    Build it with a scenario, an app and a protocol: a name (``openflow``, ``openflow-b``,
+    ``attendre``, ``pif``, ...), a name with parameters (``pif:action=drop``), a protocol class
+    or a :class:`~nice_attendre.models.protocols.ProtocolSpec`; ``protocol_options`` adds
+    parameters (see :func:`nice_attendre.models.protocols.resolve`). ``enabled`` returns
+    events in the order host sends, host receives, host answers, host moves, switch packets
+    (by dpid, port), switch commands, controller handling, then the variant's own events
+    (instant statistics first). The handler table is the network's own events plus those the
+    variant declares (``event_handlers``).
     """
 
-    def __init__(self, scenario: Scenario, app: App[Any], protocol: str | type = "openflow",
-                 options: Options = Options(), guard: CallGuard | None = None) -> None:
-        from nice_attendre.models.protocols import protocol_class  # registry of variants
+    def __init__(self, scenario: Scenario, app: App[Any], protocol: Any = "openflow",
+                 options: Options = Options(), protocol_options: Mapping[str, Any] | str | None = None,
+                 guard: CallGuard | None = None) -> None:
+        from nice_attendre.models.protocols import resolve  # registry of variants
 
         #: Marks calls into the app, so a watchdog may interrupt one that does not return.
         self.guard = guard if guard is not None else CallGuard()
@@ -223,8 +230,8 @@ class Network:
         #: an expiry event, so enabled() skips looking (a cache: it never changes a result).
         self.timers = False
         self._expiry_cache: dict[tuple[int, int], tuple[SwitchEntryExpires, ...]] = {}
-        cls = protocol_class(protocol) if isinstance(protocol, str) else protocol
-        self.protocol = cls(self)
+        spec = resolve(protocol, protocol_options)
+        self.protocol = spec.cls(self, dict(spec.params))
         self._handlers: dict[type, Callable[[Tx, Any], None]] = {
             HostSend: self.hosts.send,
             HostReceive: self.hosts.receive,
@@ -233,12 +240,16 @@ class Network:
             SwitchProcessPacket: lambda tx, ev: self.protocol.switch_packet(tx, ev.dpid, ev.port),
             SwitchProcessCommand: lambda tx, ev: self.protocol.switch_command(tx, ev.dpid, ev.batch, ev.pick),
             ControllerHandle: lambda tx, ev: self.protocol.controller_handle(tx, ev.dpid, ev.pick),
-            ControllerStats: lambda tx, ev: self.protocol.controller_stats(tx, ev.dpid, ev.load),
             SwitchEntryExpires: lambda tx, ev: self.protocol.expire(tx, ev.dpid, ev.index, ev.reason),
         }
         if self.faults is not None:
             self._handlers.update({LinkFault: self.faults.link_fault, LinkChange: self.faults.link_change,
                                    ControlLoss: self.faults.control_loss, SwitchRestart: self.faults.restart})
+        for event_class, handler in self.protocol.event_handlers().items():
+            if event_class in self._handlers:
+                raise ModelError(f"protocol {self.protocol.name} declares {event_class.__name__}, "
+                                 "an event of the network itself")
+            self._handlers[event_class] = handler
         self._initial = self._make_initial()
 
     # ---- layout ------------------------------------------------------------------------
@@ -574,7 +585,7 @@ class Network:
 
     def describe(self) -> str:
         """One line: app, protocol, topology."""
-        return f"{self.app.describe()} under {self.protocol.name} on {self.topology.describe()}"
+        return f"{self.app.describe()} under {self.protocol.label()} on {self.topology.describe()}"
 
     def stored_values(self) -> int:
         """How many distinct component values are interned (a memory measure)."""

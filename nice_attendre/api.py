@@ -43,12 +43,13 @@ class Run:
     packets: int
 
 
-def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "openflow",
+def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "openflow",
           properties: Any = None, app_options: Mapping[str, Any] | None = None,
           sender: str | None = None, receiver: str | None = None, count_load: bool = False,
           instant_stats: bool | None = None, threaded_controller: bool = False,
           command_order: str = "fifo", flows: Any = None, scenario: Any = None,
-          faults: Mapping[str, int] | None = None, guard: CallGuard | None = None) -> Run:
+          faults: Mapping[str, int] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
+          guard: CallGuard | None = None) -> Run:
     """Build the network and properties for one verification (see :func:`verify`).
 
     ``guard`` marks the network's calls into the app (a watchdog may interrupt them)."""
@@ -56,13 +57,13 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
     from nice_attendre.loading import load_app
     from nice_attendre.models.faults import check_budgets
     from nice_attendre.models.network import LOAD_COUNTERS, Network, Options
-    from nice_attendre.models.protocols import protocol_class
+    from nice_attendre.models.protocols import resolve
     from nice_attendre.models.topology import load_topology
 
     if isinstance(packets, bool) or not isinstance(packets, int) or not 0 <= packets <= MAX_PACKETS:
         raise InputError(f"packets must be a whole number from 0 to {MAX_PACKETS}, got {packets!r}")
     app_obj = load_app(app, app_options)
-    protocol_class(protocol)  # fail early on an unknown name
+    spec = resolve(protocol, protocol_options)  # fail early on an unknown name or a bad parameter
     topo = load_topology(topology if topology is not None else app_obj.default_topology)
     if properties is None:
         properties = app_obj.default_properties or registry.DEFAULT_PROPERTIES
@@ -76,7 +77,7 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "
     description = _user_call(app_obj, "describe")
     if not isinstance(description, str):
         raise AppLoadError(f"{type(app_obj).__name__}.describe returned {type(description).__name__}, not a str")
-    net = Network(traffic, app_obj, protocol, options, guard=guard)
+    net = Network(traffic, app_obj, spec, options, guard=guard)
     metrics: tuple[Metric, ...] = ()
     if count_load:
         slot = net.slot_load
@@ -223,7 +224,7 @@ def check_engine(workers: int, engine: str, address: str | None) -> None:
         raise InputError("--address joins a Ray cluster: use it with --engine ray")
 
 
-def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = "openflow",
+def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "openflow",
            properties: Any = None, app_options: Mapping[str, Any] | None = None,
            sender: str | None = None, receiver: str | None = None,
            max_transitions: int | None = None, max_states: int | None = None,
@@ -232,7 +233,8 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
            keep_going: bool = False, fingerprint: bool = False, count_load: bool = False,
            instant_stats: bool | None = None, threaded_controller: bool = False,
            command_order: str = "fifo", flows: Any = None, scenario: Any = None,
-           faults: Mapping[str, int] | None = None, checkpoint: str | Path | None = None, resume: str | Path | None = None,
+           faults: Mapping[str, int] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
+           checkpoint: str | Path | None = None, resume: str | Path | None = None,
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
            address: str | None = None) -> Result:
@@ -260,6 +262,9 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
     ``faults`` gives fault budgets by kind (``{"loss": 1, "link": 1}``; see
     :mod:`nice_attendre.models.faults`). ``checkpoint``, ``resume`` and ``checkpoint_every``
     as for :func:`search`.
+    ``protocol`` is a variant's name, optionally with parameters (``"pif:action=drop"``);
+    ``protocol_options`` gives parameters as a mapping (``{"action": "drop"}``) or the same
+    ``KEY=VALUE,...`` text (see ``nice-attendre list`` for each variant's parameters).
 
     ``workers`` above 1 explores with that many processes, each owning the states whose
     fingerprint it is given (:mod:`nice_attendre.parallel`: the same transitions and unique
@@ -284,7 +289,8 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: str = 
         options = dict(topology=topology, packets=packets, protocol=protocol, properties=properties,
                        app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
                        instant_stats=instant_stats, threaded_controller=threaded_controller,
-                       command_order=command_order, flows=flows, scenario=scenario, faults=faults)
+                       command_order=command_order, flows=flows, scenario=scenario, faults=faults,
+                       protocol_options=protocol_options)
         try:
             run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
         except StopRequest as stop:  # a limit was reached while building

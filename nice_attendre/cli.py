@@ -292,8 +292,9 @@ def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: 
 
 @main.command(epilog=EXIT_CODES_HELP)
 @scenario_options
-@click.option("--protocol", "-P", default="openflow", show_default=True, metavar="NAME",
-              help="openflow, openflow-b or attendre.")
+@click.option("--protocol", "-P", default="openflow", show_default=True, metavar="NAME[:KEY=VALUE,...]",
+              help="openflow, openflow-b, attendre, pif, buffer or batch, with the variant's parameters "
+                   "(e.g. pif:clone=in_port,eth_src,eth_dst,action=drop; see `nice-attendre list`).")
 @click.option("--count-load", is_flag=True,
               help="Count control-plane messages per complete execution (adds counters to the state).")
 @click.option("--checkpoint", "checkpoint_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -370,7 +371,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
             if progress is not None:
                 progress.clear()
         narrate = CheckedNarrator(result, net.narrate)
-        header = [("app", net.app.describe()), ("protocol", net.protocol.name),
+        header = [("app", net.app.describe()), ("protocol", net.protocol.label()),
                   ("channels", net.options.describe_channels()),
                   *([("faults", describe_budgets(net.options.faults))] if any(net.options.faults) else []),
                   ("topology", net.topology.describe()), ("traffic", net.scenario.describe()),
@@ -388,6 +389,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
             click.echo(text_report(result, header, narrate))
             if json_path is not None:
                 data = json_report(result, {"app": net.app.describe(), "protocol": net.protocol.name,
+                                            "protocol_params": net.protocol.settings_json(),
+                                            "protocol_spec": net.protocol.label(),
                                             "command_order": net.options.command_order,
                                             "faults": dict(zip(FAULT_KINDS, net.options.faults or
                                                                (0,) * len(FAULT_KINDS))),
@@ -418,7 +421,7 @@ def list_cmd() -> None:
     """List apps, protocols, properties and topology forms."""
     from nice_attendre import properties as registry
     from nice_attendre.apps import app_class, app_names
-    from nice_attendre.models.protocols import protocol_description, protocol_names
+    from nice_attendre.models.protocols import protocol_description, protocol_names, protocol_params
 
     click.echo("apps:")
     for name in app_names():
@@ -427,6 +430,9 @@ def list_cmd() -> None:
     click.echo("protocols:")
     for name in protocol_names():
         click.echo(_entry(name, protocol_description(name)))
+        for param in protocol_params(name):  # continuation lines of the entry
+            click.echo(textwrap.fill(param.describe(), width=100, initial_indent=" " * 29,
+                                     subsequent_indent=" " * 31))
     click.echo("properties:")
     for name in registry.property_names():
         default = " (default)" if name in registry.DEFAULT_PROPERTIES else ""
@@ -450,9 +456,11 @@ def _register_delay() -> None:
 
 def _register_experiments() -> None:
     from nice_attendre.commands import bench, compare
+    from nice_attendre.variants_cmd import variants
 
     main.add_command(compare)
     main.add_command(bench)
+    bench.add_command(variants)
 
 
 _register_delay()

@@ -21,15 +21,24 @@ NOTE_WIDTH = 100
 
 
 def _protocol_list(value: str) -> list[str]:
-    """``"openflow,attendre"`` -> the names, in order, without repeats (unknown names raise)."""
-    from nice_attendre.models.protocols import protocol_class
+    """``"openflow,attendre"`` -> the protocols, in order, without repeats; each may carry
+    parameters (``"openflow,pif:clone=in_port,eth_src,action=drop"``: an item that is not a
+    protocol name continues the parameters before it). Unknown names and bad parameters raise."""
+    from nice_attendre.models.protocols import protocol_names, resolve, split_protocol_list
 
-    names = list(dict.fromkeys(name.strip() for name in value.split(",") if name.strip()))
+    names = list(dict.fromkeys(split_protocol_list(value, protocol_names())))
     if not names:
         raise InputError(f"--protocols: give at least one protocol, got {value!r}")
     for name in names:
-        protocol_class(name)
+        resolve(name)
     return names
+
+
+def _parameter_lines(rows: Any) -> list[str]:
+    """Header lines naming every parameter of the compared protocols that have any."""
+    labels = list(dict.fromkeys(row.result.system.protocol.label() for row in rows
+                                if row.result.system is not None and row.result.system.protocol.params))
+    return [f"  {'parameters' if i == 0 else '':<12} {label}" for i, label in enumerate(labels)]
 
 
 def _write(path: Path, text: str, option: str) -> None:
@@ -60,7 +69,8 @@ def _ratio_text(base: Any, row: Any) -> str:
 @click.command(epilog=EXIT_CODES_HELP)
 @scenario_options
 @click.option("--protocols", default="openflow,openflow-b,attendre", show_default=True,
-              help="Comma-separated protocol variants; ratios are to the first.")
+              help="Comma-separated protocol variants, each maybe with parameters "
+                   "(openflow,pif:action=drop,buffer:capacity=1); ratios are to the first.")
 @click.option("--load", is_flag=True,
               help="Also measure control-plane messages per complete execution (a second exploration).")
 @click.pass_context
@@ -99,6 +109,8 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
     click.echo(f"  topology     {net.topology.describe() if net is not None else topology_name}")
     click.echo(f"  traffic      {net.scenario.describe() if net is not None else '(not built)'}")
     click.echo(f"  channels     {describe_semantics(command_order, threaded_controller)}")
+    for line in _parameter_lines(rows):
+        click.echo(line)
     if workers > 1 or engine != "processes":
         where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
         click.echo(f"  search       partitioned over {where}, breadth-first (max depth: the longest shortest path)")
@@ -143,7 +155,8 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
                     "command_order": command_order, "threaded_controller": threaded_controller,
                     "verdict": verdict,
                     "protocols": [
-                        {**json_report(row.result, {"protocol": row.protocol}, None),
+                        {**json_report(row.result, {"protocol": row.protocol,
+                                                    **_json_params(row.result.system)}, None),
                          "ratio_to_first": ratio(base.transitions, row.transitions),
                          "load": {name: {"min": lo, "max": hi} for name, (lo, hi) in row.load.items()}}
                         for row in rows]}
@@ -165,6 +178,13 @@ def _overall_verdict(rows: list[Any], planned: int) -> str:
     if "interrupted" in verdicts or any(row.interrupted for row in rows) or len(rows) < planned:
         return "interrupted"
     return "incomplete" if "incomplete" in verdicts else "ok"
+
+
+def _json_params(net: Any) -> dict[str, Any]:
+    """The protocol's parameters for a JSON report (nothing when the run built no network)."""
+    if net is None:
+        return {}
+    return {"protocol_params": net.protocol.settings_json(), "protocol_spec": net.protocol.label()}
 
 
 def _range(value: str, option: str, maximum: int) -> list[int]:

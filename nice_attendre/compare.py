@@ -31,7 +31,8 @@ class Row:
 
 
 def compare(app: Any, protocols: Sequence[str], *, load: bool = False, **options: Any) -> list[Row]:
-    """Verify ``app`` under each of ``protocols`` with the same scenario ``options``
+    """Verify ``app`` under each of ``protocols`` (names, maybe with parameters:
+    ``"pif:action=drop"``) with the same scenario ``options``
     (the keywords of :func:`nice_attendre.api.verify`). With ``load``, each protocol is
     explored a second time with control-plane counters in the state (see :data:`LOAD_NOTE`);
     the counts of the first exploration are unaffected.
@@ -41,12 +42,12 @@ def compare(app: Any, protocols: Sequence[str], *, load: bool = False, **options
     is marked ``interrupted``. An interruption before anything was explored re-raises it.
     """
     from nice_attendre.api import not_started, verify
-    from nice_attendre.models.protocols import protocol_class
+    from nice_attendre.models.protocols import resolve
 
     if not protocols:
         raise InputError("compare needs at least one protocol")
     for name in protocols:
-        protocol_class(name)
+        resolve(name)  # unknown names and bad parameters fail before any run
     rows: list[Row] = []
     for name in protocols:
         try:

@@ -85,8 +85,8 @@ class Attendre(OpenFlow):
 
     name = "attendre"
 
-    def __init__(self, net: Any) -> None:
-        super().__init__(net)
+    def __init__(self, net: Any, settings: Any = None) -> None:
+        super().__init__(net, settings)
         self._done_cache: dict[tuple[int, int, MessageSet], tuple[int, int, Any]] = {}
         self._encap_cache: dict[tuple[int, int], tuple[flowtable.Entry, int]] = {}
 
@@ -319,6 +319,8 @@ class Attendre(OpenFlow):
                     message = request.flow_mod(index, buffer_id)
                     following = hops[index + 1] if index + 1 < len(hops) else None
                     plan.append((hop.dpid, message, following, version, request.priority))
+                    if index == 0 and request.carried is not None:
+                        plan.append((hop.dpid, request.carried, None, version, 0))
             else:
                 version = default
                 if version is None and kind in (FlowModRequest, PacketOutRequest) and request.buffer_id is not None:

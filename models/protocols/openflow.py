@@ -10,11 +10,26 @@ Platform: runs the app's handlers, catches their exceptions (reported as the ale
 ``app-exception``) and sends what the app asked for; ``install_path`` becomes one flow-mod
 per hop, a flow-mod/packet-out for the packet-in switch.
 
-Variants subclass :class:`OpenFlow` and override the hooks they change.
+Variants subclass :class:`OpenFlow` and override the hooks they change. The open interface
+a variant uses (every hook is a method of this class):
+
+* ``params``: the parameters it declares (:class:`~nice_attendre.models.protocols.params.Param`);
+  their checked values are ``self.settings`` (every declared one, defaults filled in);
+* ``event_handlers()``: its own event classes (frozen dataclasses with a ``rank``, like
+  :mod:`nice_attendre.models.events`), each with the method that applies it; the network
+  builds its handler table from them. ``extra_events(state)`` lists the enabled ones, in a
+  fixed order, after the network's own events;
+* ``initial_switch_state`` / ``held_packets``: its per-switch state (the ``ext:D`` slot);
+* the data-plane and command hooks: ``table_miss``, ``buffer_packet``, ``take_buffered``,
+  ``release_buffered``, ``flow_mod``, ``packet_out``, ``barrier``, ``marked_entry``.
+
+A variant event that is an alternative way of processing a switch's head packet (a meter's
+verdict, a timeout) sets ``tx.choice`` and runs :meth:`OpenFlow.switch_packet`; the hooks
+read the choice (``None`` for the ordinary :class:`SwitchProcessPacket`).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple
 
 from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models import flowtable
@@ -27,6 +42,7 @@ from nice_attendre.models.messages import (NO_TIMEOUTS, TABLE, BarrierReply, Bar
                                            FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatsRequest,
                                            PortStatus)
 from nice_attendre.models.packet import Flood, GotoTable, Output, Packet, SetField, ToController, rewritten
+from nice_attendre.models.protocols.params import Param
 
 if TYPE_CHECKING:
     from nice_attendre.models.network import Network, Tx
@@ -50,9 +66,18 @@ class OpenFlow:
     """OpenFlow: table miss -> buffer + packet-in; flow-mod, flow-mod/packet-out, packet-out."""
 
     name = "openflow"
+    #: The parameters the variant declares (none for the paper's three).
+    params: ClassVar[tuple[Param, ...]] = ()
 
-    def __init__(self, net: "Network") -> None:
+    def __init__(self, net: "Network", settings: Mapping[str, Any] | None = None) -> None:
+        """``settings``: the values of the declared parameters, checked and with defaults
+        filled in (:func:`nice_attendre.models.protocols.resolve`); defaults when None."""
+        from nice_attendre.models.protocols.params import resolve_params
+
         self.net = net
+        #: The value of each declared parameter (configuration).
+        self.settings: dict[str, Any] = resolve_params(self.name, self.params, {}) if settings is None \
+            else dict(settings)
         self.topology = net.topology
         self.monitors = net.options.monitors
         #: The OpenFlow version the app speaks ("1.0" or "1.3"): configuration, from the app.
@@ -60,6 +85,27 @@ class OpenFlow:
         self._stats_cache: dict[int, tuple[ControllerStats, ...]] = {}
         self._install_cache: dict[tuple[int, int], tuple[FlowMod, int, flowtable.Entry | None]] = {}
         self._valid_requests: set[Any] = set()  # matches and hops Out has checked (see Out)
+
+    # ---- the variant's interface -------------------------------------------------------
+
+    def label(self) -> str:
+        """The variant and its parameters in the ``NAME:KEY=VALUE,...`` syntax (reports print
+        it; it parses back to this configuration)."""
+        from nice_attendre.models.protocols import format_spec
+
+        return format_spec(type(self), self.settings)
+
+    def settings_json(self) -> dict[str, Any]:
+        """The parameters' values as JSON data (empty for a variant without parameters)."""
+        return {param.name: param.to_json(self.settings[param.name]) for param in self.params}
+
+    def event_handlers(self) -> dict[type, Callable[["Tx", Any], None]]:
+        """The variant's own events and the method applying each (see the module docstring).
+        Subclasses add theirs to ``super().event_handlers()``."""
+        return {ControllerStats: self._stats_event}
+
+    def _stats_event(self, tx: "Tx", ev: ControllerStats) -> None:
+        self.controller_stats(tx, ev.dpid, ev.load)
 
     # ---- initial state -----------------------------------------------------------------
 
@@ -309,14 +355,18 @@ class OpenFlow:
         elif kind is PacketOut:
             self.packet_out(tx, dpid, msg)
         elif kind is BarrierRequest:
-            tx.note(lambda: f"s{dpid} processes a barrier request and answers")
-            tx.count(BARRIERS)
-            net.to_controller(tx, dpid, BarrierReply(dpid, msg.xid))
+            self.barrier(tx, dpid, msg)
         elif kind is PortStatsRequest:
             tx.note(lambda: f"s{dpid} answers a port statistics request")
             net.to_controller(tx, dpid, PortStatsReply(dpid, "", msg.xid))
         else:  # pragma: no cover - the platform only sends the kinds above
             raise TypeError(f"unknown command {msg!r}")
+
+    def barrier(self, tx: "Tx", dpid: int, msg: BarrierRequest) -> None:
+        """Answer a barrier request: every command before it has been processed."""
+        tx.note(lambda: f"s{dpid} processes a barrier request and answers")
+        tx.count(BARRIERS)
+        self.net.to_controller(tx, dpid, BarrierReply(dpid, msg.xid))
 
     def install(self, tx: "Tx", dpid: int, msg: FlowMod,
                 fields: Callable[[flowtable.Table], dict[str, Any]] | None = None) -> flowtable.Entry | None:
@@ -532,6 +582,8 @@ class OpenFlow:
                 for hop in request.hops:  # the flow-mods of InstallPathRequest.flow_mod, built inline
                     self.send(tx, hop.dpid, FlowMod(hop.match, hop.actions, request.priority, hop.table_id,
                                                     buffer_id, "add", None, None, request.timeouts))
+                    if request.carried is not None and hop is request.hops[0]:
+                        self.send(tx, hop.dpid, request.carried)
                     buffer_id = None
             else:
                 self.send(tx, request.dpid, self.message_for(request))

@@ -53,7 +53,8 @@ class OpenFlowB(OpenFlow):
             held_msg = request.flow_mod(0, request.buffer_id)
             platform: PlatformState = tx.get(self.net.slot_platform)
             waiting = tuple(sorted({hop.dpid for hop in following}))
-            held = Held(xid, waiting, first.dpid, (held_msg,))
+            carried = (request.carried,) if request.carried is not None else ()
+            held = Held(xid, waiting, first.dpid, (held_msg, *carried))
             tx.put(self.net.slot_platform, platform._replace(held=sorted_values(platform.held + (held,))))
             tx.note(lambda: f"controller holds {held_msg} for s{first.dpid} until barrier replies from "
                     + ", ".join(f"s{d}" for d in waiting))

@@ -132,8 +132,8 @@ def test_compare_repeated_protocols_run_once() -> None:
 
 @pytest.mark.parametrize(("protocols", "message"), [
     ("openflow,attendr", "Error: unknown protocol 'attendr'; did you mean 'attendre'? "
-                         "(known: openflow, openflow-b, attendre)"),
-    ("openflow,nox", "Error: unknown protocol 'nox' (known: openflow, openflow-b, attendre)"),
+                         "(known: openflow, openflow-b, attendre, pif, buffer, batch)"),
+    ("openflow,nox", "Error: unknown protocol 'nox' (known: openflow, openflow-b, attendre, pif, buffer, batch)"),
     (",", "Error: --protocols: give at least one protocol, got ','"),
     ("", "Error: --protocols: give at least one protocol, got ''"),
 ])
@@ -383,7 +383,7 @@ def test_bench_route_flow_protocols_and_lists() -> None:
     (["--switches", "1,,2"], "Error: --switches: bad value '' (expected N, N-M or a comma-separated list of them, "
                              "e.g. 1-3,5)"),
     (["--protocols", "openflow,atendre"], "Error: unknown protocol 'atendre'; did you mean 'attendre'? "
-                                          "(known: openflow, openflow-b, attendre)"),
+                                          "(known: openflow, openflow-b, attendre, pif, buffer, batch)"),
     (["--protocols", " , "], "Error: --protocols: give at least one protocol, got ' , '"),
 ])
 def test_bench_route_flow_bad_options_are_one_line_errors(args: list[str], message: str) -> None:

@@ -399,7 +399,7 @@ def test_unknown_property_with_did_you_mean() -> None:
 
 def test_unknown_protocol() -> None:
     assert input_error("route-flow", "--protocol", "openflw") == (
-        "unknown protocol 'openflw'; did you mean 'openflow'? (known: openflow, openflow-b, attendre)")
+        "unknown protocol 'openflw'; did you mean 'openflow'? (known: openflow, openflow-b, attendre, pif, buffer, batch)")
 
 
 @pytest.mark.parametrize("option", ["bug", "=3", "1x=2", "two words=1"])
@@ -490,7 +490,7 @@ def test_list_names_apps_protocols_properties_and_topologies() -> None:
 
     assert "route-flow" in names("apps:")
     assert "  route-flow               Shortest-path routing: one path install per packet-in." in lines
-    assert names("protocols:") == ["openflow", "openflow-b", "attendre"]
+    assert names("protocols:") == ["openflow", "openflow-b", "attendre", "pif", "buffer", "batch"]
     assert names("properties:") == [*registry.property_names(), "app-exception"]
     for name in ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "direct-paths",
                  "strict-direct-paths", "one-packet-in-per-flow", "no-reordering", "app-exception"):

@@ -1,0 +1,54 @@
+"""What a switch would do with the head packet of an input port: for variants whose events
+are alternative ways of processing that packet (a meter dropping it, a timeout firing).
+
+Such an event is enabled exactly when the ordinary processing of the packet reaches the
+point where the variant makes its choice (a table miss, for the variants here). This module
+predicts that point from the state, without applying anything: a pure function of the
+switch's flow table and the packet, so variants cache it per (table, queue) value.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+from nice_attendre.models import flowtable
+from nice_attendre.models.packet import GotoTable, Packet
+
+if TYPE_CHECKING:
+    from nice_attendre.models.network import Network
+
+
+def head_packet(net: "Network", state: Sequence[int], dpid: int, port: int) -> Packet | None:
+    """The head packet of switch ``dpid``'s input port ``port`` in ``state``, if any."""
+    queue = net._queues.values[state[net.slot_port[(dpid, port)]]]
+    return net._items.values[queue[0]] if queue else None
+
+
+def head_miss(net: "Network", state: Sequence[int], dpid: int, port: int) -> tuple[Packet, int] | None:
+    """If the ordinary processing of the head packet of ``dpid``:``port`` in ``state``
+    (:meth:`~nice_attendre.models.protocols.openflow.OpenFlow.switch_packet`) ends in a table
+    miss: (the packet as the miss sees it, the table of the miss); otherwise None.
+
+    It follows the pipeline as OpenFlow does: a looping packet is dropped before matching;
+    a hit goes on only through the entry's goto action (its other actions never change the
+    packet or the table). An entry with Attendre fields ends the walk (no variant that uses
+    this has them)."""
+    packet = head_packet(net, state, dpid, port)
+    if packet is None:
+        return None
+    hop = (dpid, port)
+    if hop in packet.trail:
+        return None
+    slot = net.slot_table[dpid]
+    table = net._values[slot][state[slot]]
+    table_id = 0
+    while True:
+        index = flowtable.lookup(table, table_id, packet.hdr, port)
+        if index < 0:
+            return packet._replace(ac=None, trail=packet.trail + (hop,)), table_id
+        entry = table[index]
+        if entry.buffer is not None or entry.encap is not None:
+            return None
+        gotos = [action.table_id for action in entry.actions or () if type(action) is GotoTable]
+        if not gotos:
+            return None
+        table_id = gotos[-1]

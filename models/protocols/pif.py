@@ -1,0 +1,308 @@
+"""Packet-in filtering (Kotani and Okabe, IEICE 2016: ``papers/002``): pending flow rules and tables.
+
+Before traffic the controller sets a *pending flow rule* in each switch (configuration: the
+parameters): a match (which missed packets it applies to), *clone fields* (the header fields
+whose values the controller uses), a *predefined action* and a timeout for the entries it
+creates. Per rule the switch keeps a *pending flow table* of the clone fields' values of the
+packets it sent to the controller (switch state, the ``ext:D`` slot). On a table miss
+(paper 3.2, Fig. 1: flow table, then pending flow rules, then the rule's pending table):
+
+* no pending flow rule matches the packet: it is dropped;
+* the rule's pending table has no entry with the packet's clone values: an entry is added
+  and the packet goes to the controller as OpenFlow does it (buffered, packet-in);
+* the pending table has such an entry: the predefined action, and no new entry (3.2, 3.4):
+  ``drop``; ``flood`` (out of every port but the in-port); or ``rate-limit``, the paper's
+  prototype (a meter before the packet-in, 4): a nondeterministic choice between sending
+  the packet-in (the ordinary processing event) and the meter dropping the packet (the
+  event :class:`MeterDropsPacket`).
+
+Pending entries expire after their timeout ("Timeout for Table", 3.3): since the model has
+no clock, by the nondeterministic event :class:`PendingEntryExpires`, enabled for every
+entry at any time (``expire=event``), or never within a run (``expire=never``).
+
+Removal when the controller answers. The available text of the paper gives no rule of its
+own; it says the entries "are soon expired, and we regard that the controllers replace the
+pending flow entries with the flow entries" (6.2). We read "replace" as: when a flow-mod
+that adds an entry is installed at the switch, the pending entries for that flow go away
+(``remove=flow-mod``, the default): every pending entry whose clone values agree with the
+flow-mod's match on each field both name (the new entry and the pending entry overlap).
+``remove=never`` leaves them to expiry alone. This, the removal rule, is our
+interpretation; the rest follows the paper.
+
+Clone fields by default (``clone=auto``) follow the paper's Table 2 by the kind of app:
+``mac-learning`` is Ethernet switching (in_port, eth_src, eth_dst); ``route-flow`` and
+``energy-te`` install entries that match a packet's whole header (any in-port), like the
+NAPT row's per-flow fields, so their clone fields are the header fields (addresses and
+ports): coarser clone fields would filter the first packet of a flow the app would route
+differently. Any other app gets the in-port and every header field (only exact repeats are
+filtered, as in the authors' earlier work [21]). The pending flow rule matches every
+packet unless ``match`` says otherwise; rules never expire within a run (as in the paper's
+evaluation, 5.2).
+
+The switches are OpenFlow 1.0 switches (a table miss is where filtering applies); apps that
+speak OpenFlow 1.3 are refused.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple
+
+from nice_attendre.errors import InputError
+from nice_attendre.models.messages import FlowMod, PacketIn
+from nice_attendre.models.packet import HEADER_FIELDS, Flood, Header, Match, Packet
+from nice_attendre.models.protocols.lookahead import head_miss
+from nice_attendre.models.protocols.openflow import OpenFlow
+from nice_attendre.models.protocols.params import MATCH_FIELDS, Param
+
+if TYPE_CHECKING:
+    from nice_attendre.models.network import Network, Tx
+
+ACTIONS = ("drop", "flood", "rate-limit")
+
+#: ``clone=auto`` by app name (see the module docstring): Ethernet switching of the paper's
+#: Table 2 for MAC learning; the header fields for the apps whose entries match whole headers.
+AUTO_CLONE: dict[str, tuple[str, ...]] = {
+    "mac-learning": ("in_port", "eth_src", "eth_dst"),
+    "route-flow": HEADER_FIELDS,
+    "energy-te": HEADER_FIELDS,
+}
+#: ``clone=auto`` for any other app: every field, so that only exact repeats are filtered.
+DEFAULT_CLONE = MATCH_FIELDS
+
+#: ``tx.choice`` of the meter-drop event.
+METER_DROP = "meter-drop"
+
+Key = tuple[Any, ...]  # the values of a rule's clone fields, in their order
+
+
+class PendingRule(NamedTuple):
+    """A pending flow rule (paper 3.3): which missed packets it takes (``match``: field values
+    they must have), whose values it records (``clone``), what it does to repeats."""
+
+    match: tuple[tuple[str, Any], ...]
+    clone: tuple[str, ...]
+    action: str
+
+    def matches(self, hdr: Header, in_port: int) -> bool:
+        """Whether a packet with ``hdr`` from ``in_port`` matches the rule."""
+        return all(_field(hdr, in_port, name) == value for name, value in self.match)
+
+    def key(self, hdr: Header, in_port: int) -> Key:
+        """The packet's clone-field values (the pending table's key)."""
+        return tuple(_field(hdr, in_port, name) for name in self.clone)
+
+    def describe_key(self, key: Key) -> str:
+        return "{" + ", ".join(f"{name}={value}" for name, value in zip(self.clone, key)) + "}"
+
+
+def _field(hdr: Header, in_port: int, name: str) -> Any:
+    return in_port if name == "in_port" else getattr(hdr, name)
+
+
+def overlaps(rule: PendingRule, key: Key, match: Match) -> bool:
+    """Whether flow-mod match ``match`` agrees with pending entry ``key`` on every field both name."""
+    fields = dict(match.fields)
+    for name, value in zip(rule.clone, key):
+        if name == "in_port":
+            if match.in_port is not None and match.in_port != value:
+                return False
+        elif name in fields and fields[name] != value:
+            return False
+    return True
+
+
+PendingTables = tuple[tuple[Key, ...], ...]  # per rule, its entries' keys, sorted
+
+
+@dataclass(frozen=True, slots=True)
+class MeterDropsPacket:
+    """Rate-limit meter: switch ``dpid`` takes the head packet of port ``port``, a repeat of a
+    pending entry, and the meter drops it instead of sending the packet-in."""
+
+    dpid: int
+    port: int
+    rank: ClassVar[int] = 7
+
+    def __str__(self) -> str:
+        return f"s{self.dpid}'s packet-in meter drops the packet from port {self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class PendingEntryExpires:
+    """Pending entry ``key`` of rule ``rule`` at switch ``dpid`` times out."""
+
+    dpid: int
+    rule: int
+    key: Key
+    rank: ClassVar[int] = 8
+
+    def __str__(self) -> str:
+        return f"s{self.dpid}: pending entry {self.key} of rule {self.rule} expires"
+
+
+class PacketInFiltering(OpenFlow):
+    """Packet-in filtering (Kotani, Okabe): pending flow rules and tables filter repeated packet-ins."""
+
+    name = "pif"
+    params = (
+        Param("clone", "list", "auto", "the fields whose values a pending entry records; auto: in_port, "
+              "eth_src, eth_dst for mac-learning (the paper's Ethernet switching), the header fields for "
+              "route-flow and energy-te, every field for other apps", choices=MATCH_FIELDS, auto=True),
+        Param("match", "match", (), "the missed packets the pending flow rule takes; others are dropped"),
+        Param("action", "choice", "rate-limit", "predefined action on a packet whose values are pending",
+              choices=ACTIONS),
+        Param("expire", "choice", "event", "pending entries expire by a nondeterministic event, or never",
+              choices=("event", "never")),
+        Param("remove", "choice", "flow-mod", "a flow-mod for the flow removes its pending entries, or not",
+              choices=("flow-mod", "never")),
+    )
+
+    def __init__(self, net: "Network", settings: Mapping[str, Any] | None = None) -> None:
+        super().__init__(net, settings)
+        if self.version == "1.3":
+            raise InputError(f"protocol pif models OpenFlow 1.0 switches (filtering at a table miss); "
+                             f"{net.app.describe()} speaks OpenFlow 1.3")
+        clone = self.settings["clone"]
+        if clone == "auto":
+            clone = self.settings["clone"] = AUTO_CLONE.get(net.app.name, DEFAULT_CLONE)
+        #: The pending flow rules, highest priority first (one, from the parameters).
+        self.rules: tuple[PendingRule, ...] = (PendingRule(self.settings["match"], clone, self.settings["action"]),)
+        self._expiries: dict[tuple[int, int], tuple[PendingEntryExpires, ...]] = {}
+        self._meter: dict[tuple[int, int, int, int, int], bool] = {}
+
+    def event_handlers(self) -> dict[type, Callable[["Tx", Any], None]]:
+        return {**super().event_handlers(), MeterDropsPacket: self.meter_drop, PendingEntryExpires: self.expire}
+
+    def initial_switch_state(self, dpid: int) -> PendingTables:
+        return ((),) * len(self.rules)
+
+    # ---- table miss ------------------------------------------------------------------
+
+    def rule_for(self, hdr: Header, in_port: int) -> int:
+        """Index of the highest-priority rule matching the packet, or -1."""
+        for index, rule in enumerate(self.rules):
+            if rule.matches(hdr, in_port):
+                return index
+        return -1
+
+    def table_miss(self, tx: "Tx", dpid: int, in_port: int, packet: Packet, table_id: int) -> None:
+        """Flow table missed: the pending flow rules, then the rule's pending table (3.2)."""
+        index = self.rule_for(packet.hdr, in_port)
+        if index < 0:
+            tx.note(lambda: f"s{dpid}: table miss for {packet} from port {in_port}; no pending flow rule matches it")
+            self.drop(tx, dpid, packet)
+            return
+        rule = self.rules[index]
+        key = rule.key(packet.hdr, in_port)
+        slot = self.net.slot_ext[dpid]
+        tables: PendingTables = tx.get(slot)
+        if key not in tables[index]:
+            entries = tuple(sorted(tables[index] + (key,)))
+            tx.put(slot, tables[:index] + (entries,) + tables[index + 1:])
+            tx.note(lambda: f"s{dpid}: table miss for {packet} from port {in_port}; pending entry "
+                    f"{rule.describe_key(key)} added, buffered, packet-in sent")
+            self._packet_in(tx, dpid, in_port, packet, table_id)
+            return
+        action = rule.action
+        if action == "drop":
+            tx.note(lambda: f"s{dpid}: {packet} from port {in_port} matches pending entry {rule.describe_key(key)}; "
+                    "dropped (predefined action)")
+            self.drop(tx, dpid, packet)
+        elif action == "flood":
+            tx.note(lambda: f"s{dpid}: {packet} from port {in_port} matches pending entry {rule.describe_key(key)}; "
+                    "flooded (predefined action)")
+            self.execute(tx, dpid, in_port, packet, (Flood(),))
+        elif tx.choice == METER_DROP:
+            tx.note(lambda: f"s{dpid}: {packet} from port {in_port} matches pending entry {rule.describe_key(key)}; "
+                    "the rate-limit meter drops it")
+            self.drop(tx, dpid, packet)
+        else:
+            tx.note(lambda: f"s{dpid}: {packet} from port {in_port} matches pending entry {rule.describe_key(key)}; "
+                    "the rate-limit meter lets it through: buffered, packet-in sent")
+            self._packet_in(tx, dpid, in_port, packet, table_id)
+
+    def _packet_in(self, tx: "Tx", dpid: int, in_port: int, packet: Packet, table_id: int) -> None:
+        buffer_id = self.buffer_packet(tx, dpid, in_port, packet)
+        self.send_packet_in(tx, PacketIn(dpid, in_port, buffer_id, packet, table_id))
+
+    # ---- the controller's answer -------------------------------------------------------
+
+    def flow_mod(self, tx: "Tx", dpid: int, msg: FlowMod) -> None:
+        """OpenFlow's flow-mod; one that adds an entry then replaces the pending entries it
+        overlaps (``remove=flow-mod``; see the module docstring)."""
+        entry = self.install(tx, dpid, msg)
+        if msg.buffer_id is not None and entry is not None:
+            self.release_buffered(tx, dpid, msg.buffer_id, self.release_actions(msg))
+        if self.settings["remove"] != "flow-mod" or entry is None:
+            return
+        slot = self.net.slot_ext[dpid]
+        tables: PendingTables = tx.get(slot)
+        kept = tuple(tuple(key for key in keys if not overlaps(rule, key, msg.match))
+                     for rule, keys in zip(self.rules, tables))
+        if kept != tables:
+            tx.put(slot, kept)
+            removed = [rule.describe_key(key) for rule, keys in zip(self.rules, tables) for key in keys
+                       if overlaps(rule, key, msg.match)]
+            tx.note(lambda: f"s{dpid}: the new entry replaces pending entr{'y' if len(removed) == 1 else 'ies'} "
+                    + ", ".join(removed))
+
+    # ---- the variant's events ----------------------------------------------------------
+
+    def extra_events(self, state: tuple[int, ...]) -> tuple[Any, ...]:
+        """Statistics events, then meter drops (by switch, port), then expiries (by switch,
+        rule, entry)."""
+        events = super().extra_events(state)
+        extra: list[Any] = []
+        net = self.net
+        if self.rules[0].action == "rate-limit":
+            for dpid in self.topology.switches:
+                ext = state[net.slot_ext[dpid]]
+                if not any(net._values[net.slot_ext[dpid]][ext]):
+                    continue  # no pending entry: nothing to meter
+                table = state[net.slot_table[dpid]]
+                for port in self.topology.ports[dpid]:
+                    queue = state[net.slot_port[(dpid, port)]]
+                    if queue and self._metered(state, dpid, port, table, ext, queue):
+                        extra.append(MeterDropsPacket(dpid, port))
+        if self.settings["expire"] == "event":
+            for dpid in self.topology.switches:
+                extra.extend(self._expiry_events(dpid, state[net.slot_ext[dpid]]))
+        return events + tuple(extra) if extra else events
+
+    def _metered(self, state: tuple[int, ...], dpid: int, port: int, table: int, ext: int, queue: int) -> bool:
+        """Whether the head packet of ``dpid``:``port`` would reach a pending entry of a
+        rate-limited rule (cached per table, pending tables and queue)."""
+        key = (dpid, port, table, ext, queue)
+        found = self._meter.get(key)
+        if found is None:
+            found = False
+            missed = head_miss(self.net, state, dpid, port)
+            if missed is not None:
+                packet, _table_id = missed
+                index = self.rule_for(packet.hdr, port)
+                if index >= 0 and self.rules[index].action == "rate-limit":
+                    tables: PendingTables = self.net._values[self.net.slot_ext[dpid]][ext]
+                    found = self.rules[index].key(packet.hdr, port) in tables[index]
+            self._meter[key] = found
+        return found
+
+    def _expiry_events(self, dpid: int, ext: int) -> tuple[PendingEntryExpires, ...]:
+        cached = self._expiries.get((dpid, ext))
+        if cached is None:
+            tables: PendingTables = self.net._values[self.net.slot_ext[dpid]][ext]
+            cached = self._expiries[(dpid, ext)] = tuple(
+                PendingEntryExpires(dpid, index, key) for index, keys in enumerate(tables) for key in keys)
+        return cached
+
+    def meter_drop(self, tx: "Tx", ev: MeterDropsPacket) -> None:
+        """The switch processes the head packet; the rate-limit meter drops it."""
+        tx.choice = METER_DROP
+        self.switch_packet(tx, ev.dpid, ev.port)
+
+    def expire(self, tx: "Tx", ev: PendingEntryExpires) -> None:
+        """A pending entry times out."""
+        slot = self.net.slot_ext[ev.dpid]
+        tables: PendingTables = tx.get(slot)
+        keys = tuple(key for key in tables[ev.rule] if key != ev.key)
+        tx.put(slot, tables[:ev.rule] + (keys,) + tables[ev.rule + 1:])
+        tx.note(lambda: f"s{ev.dpid}: pending entry {self.rules[ev.rule].describe_key(ev.key)} expires")
