@@ -227,7 +227,9 @@ def _check_number(call: str, name: str, value: Any, low: int, high: int) -> None
 
 
 def _check_buffer_id(call: str, buffer_id: Any) -> None:
-    if buffer_id is not None and (type(buffer_id) is not tuple or len(buffer_id) != 3):
+    # Buffer ids are opaque to apps: a switch's packet buffer names a packet by (host, sequence,
+    # copy), a flow-granularity buffer names a flow by its 5-tuple; both are non-empty tuples.
+    if buffer_id is not None and (type(buffer_id) is not tuple or not buffer_id):
         raise BadRequest(f"{call}: buffer_id must be None or a packet-in's buffer_id, got {_show(buffer_id)}")
 
 

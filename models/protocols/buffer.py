@@ -40,7 +40,7 @@ from nice_attendre.models.protocols.params import Param
 if TYPE_CHECKING:
     from nice_attendre.models.network import Network, Tx
 
-FlowBufferId = tuple[str, str, int, str, int]  # ("flow", ip_src, tp_src, ip_dst, tp_dst)
+FlowBufferId = tuple[str, str, int, str, int, int]  # ("flow", ip_src, tp_src, ip_dst, tp_dst, ip_proto)
 #: A switch's flow buffers (the ``ext:D`` slot): (buffer id, ((in_port, packet), ...) in
 #: arrival order), sorted by buffer id.
 FlowBuffers = tuple[tuple[FlowBufferId, tuple[tuple[int, Packet], ...]], ...]
@@ -49,9 +49,17 @@ FlowBuffers = tuple[tuple[FlowBufferId, tuple[tuple[int, Packet], ...]], ...]
 TIMEOUT = "timeout"
 
 
+def show_flow_id(buffer_id: FlowBufferId) -> str:
+    """A flow buffer's id as people write a 5-tuple: ``10.0.0.1:0->10.0.0.2:0`` (``tcp``/``udp``
+    or ``proto N`` in front when the IP protocol is set)."""
+    _, ip_src, tp_src, ip_dst, tp_dst, proto = buffer_id
+    kind = {6: "tcp ", 17: "udp "}.get(proto, f"proto {proto} " if proto else "")
+    return f"{kind}{ip_src}:{tp_src}->{ip_dst}:{tp_dst}"
+
+
 def flow_buffer_id(hdr: Header) -> FlowBufferId:
-    """The buffer id of a flow: its 5-tuple (the transport protocol is the same for every packet)."""
-    return ("flow", hdr.ip_src, hdr.tp_src, hdr.ip_dst, hdr.tp_dst)
+    """The buffer id of a flow: its 5-tuple (addresses, transport ports and IP protocol)."""
+    return ("flow", hdr.ip_src, hdr.tp_src, hdr.ip_dst, hdr.tp_dst, hdr.ip_proto)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,11 +189,11 @@ class Buffer(OpenFlow):
         queues = dict(tx.get(slot))
         queue = queues.pop(buffer_id, ())
         if not queue:
-            tx.note(lambda: f"s{dpid}: flow buffer {buffer_id[1:]} is empty; nothing to release")
+            tx.note(lambda: f"s{dpid}: flow buffer {show_flow_id(buffer_id)} is empty; nothing to release")
             return
         tx.put(slot, tuple(sorted(queues.items())))
         tx.note(lambda: f"s{dpid} releases the {len(queue)} packet{'s' if len(queue) > 1 else ''} of flow buffer "
-                f"{buffer_id[1:]} with {format_actions(actions)}")
+                f"{show_flow_id(buffer_id)} with {format_actions(actions)}")
         for in_port, packet in queue:
             if transform is not None:
                 packet = transform(packet)

@@ -151,8 +151,8 @@ def test_bench_route_flow_takes_variants_with_parameters() -> None:
     assert result.stdout.splitlines()[1:5] == [
         "switches  packets  openflow  buffer:granularity=flow,capacity=1  pif:action=flood,expire=never",
         "--------  -------  --------  ----------------------------------  -----------------------------",
-        "       1        2        80                                  86                            102",
-        "       2        2     1,026                                 749                            924",
+        "       1        2        80                                  90                            102",
+        "       2        2     1,026                               1,362                            924",
     ]
 
 
@@ -284,7 +284,7 @@ def test_bench_variants_default_protocols_use_short_names() -> None:
     lines = result.stdout.splitlines()
     assert lines[1].split() == ["always_on", "on_demand", "flows", "openflow", "openflow-b", "attendre", "pif-drop",
                                 "pif-flood", "pif-meter", "no-buffer", "buffer-1", "flow-buffer", "batch-2"]
-    assert lines[3].split() == ["2", "3", "1", "156", "77", "73", "156", "156", "274", "21", "156", "156", "468"]
+    assert lines[3].split() == ["2", "3", "1", "156", "77", "73", "156", "156", "274", "192", "156", "156", "468"]
     assert lines[-8:] == [
         "  pif-drop     pif:clone=auto,match=any,action=drop,expire=never,remove=flow-mod",
         "  pif-flood    pif:clone=auto,match=any,action=flood,expire=never,remove=flow-mod",

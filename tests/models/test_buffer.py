@@ -40,14 +40,17 @@ TWO_MISSES = (HostSend("h1"), HostSend("h1"), SwitchProcessPacket(1, 1), SwitchP
 
 
 class Careful(RouteFlow):
-    """Route-flow that also handles packet-ins without buffer id: it sends the packet back."""
+    """Route-flow that handles packet-ins without buffer id itself: it installs the path and
+    sends the packet back in a packet-out of its own (not through ``install_path``)."""
 
     name = ""
 
     def on_packet_in(self, state: None, ev: PacketIn, out: Out) -> None:
         path = out.topology.path(ev.dpid, ev.packet.hdr.eth_dst)
-        out.install_path([Hop(d, Match.exact(ev.packet.hdr), (Output(p),)) for d, p in path], packet_in=ev)
-        if ev.buffer_id is None:
+        buffered = ev.buffer_id is not None
+        out.install_path([Hop(d, Match.exact(ev.packet.hdr), (Output(p),)) for d, p in path],
+                         packet_in=ev if buffered else None)
+        if not buffered:
             out.packet_out(ev.dpid, [Output(path[0][1])], in_port=ev.in_port, packet=ev.packet)
         return state
 
@@ -126,7 +129,7 @@ def test_an_app_that_sends_the_packet_back_delivers_it() -> None:
 def test_first_packet_of_a_flow_is_buffered_under_the_flows_id() -> None:
     net = network("buffer:granularity=flow")
     state = run(net, HostSend("h1"), SwitchProcessPacket(1, 1))
-    assert FLOW == ("flow", "10.0.0.1", 0, "10.0.0.2", 0)
+    assert FLOW == ("flow", "10.0.0.1", 0, "10.0.0.2", 0, 0)
     assert net.value(state, "ext:1") == ((FLOW, ((1, packet(0)),)),)
     assert net.value(state, "buffer:1") == ()
     assert net.value(state, "ctrlq:1") == (PacketIn(1, 1, FLOW, packet(0)),)
@@ -148,8 +151,8 @@ def test_another_flow_gets_its_own_buffer_and_packet_in() -> None:
     net = Network(app.scenario(topology, 2), app, "buffer:granularity=flow")
     dpid, port = topology.host_port["h1"]
     state = run(net, HostSend("h1"), HostSend("h1"), SwitchProcessPacket(dpid, port), SwitchProcessPacket(dpid, port))
-    assert [bid for bid, _queue in net.value(state, f"ext:{dpid}")] == [("flow", "h1", 1000, "h2", 80),
-                                                                        ("flow", "h1", 1001, "h2", 80)]
+    assert [bid for bid, _queue in net.value(state, f"ext:{dpid}")] == [("flow", "10.0.0.1", 1000, "10.0.0.2", 80, 0),
+                                                                        ("flow", "10.0.0.1", 1001, "10.0.0.2", 80, 0)]
     assert len(net.value(state, f"ctrlq:{dpid}")) == 2
 
 
@@ -162,7 +165,7 @@ def test_the_flow_mod_packet_out_releases_every_packet_of_the_flow_in_order() ->
     assert net.value(after, "ext:1") == ()
     assert [p.uid for p in net.value(after, "port:2:1")] == [("h1", 0), ("h1", 1)]
     assert net.narrate(state, SwitchProcessCommand(1))[1][1] == (
-        "s1 releases the 2 packets of flow buffer ('h1', 0, 'h2', 0) with output:2")
+        "s1 releases the 2 packets of flow buffer 10.0.0.1:0->10.0.0.2:0 with output:2")
 
 
 def test_a_packet_out_releases_the_flow_too_and_an_empty_flow_buffer_releases_nothing() -> None:
@@ -174,7 +177,7 @@ def test_a_packet_out_releases_the_flow_too_and_an_empty_flow_buffer_releases_no
     twice = net.apply(once, SwitchProcessCommand(1))
     assert net.value(twice, "port:2:1") == net.value(once, "port:2:1")
     assert net.narrate(once, SwitchProcessCommand(1))[1][-1] == (
-        "s1: flow buffer ('h1', 0, 'h2', 0) is empty; nothing to release")
+        "s1: flow buffer 10.0.0.1:0->10.0.0.2:0 is empty; nothing to release")
 
 
 def test_a_full_flow_buffer_sends_the_whole_packet() -> None:

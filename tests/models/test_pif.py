@@ -69,8 +69,8 @@ def test_pending_table_miss_adds_an_entry_buffers_and_sends_a_packet_in() -> Non
     assert (buffer_id, in_port) == (("h1", 0, 0), 1)
     assert net.value(state, "ctrlq:1") == (PacketIn(1, 1, ("h1", 0, 0), packet),)
     assert narrate(net, run(net, *FIRST[:2]), FIRST[2])[0] == (
-        "s1: table miss for data h1#0 [h1->h2] from port 1; pending entry {eth_src=h1, eth_dst=h2, ip_src=h1, "
-        "ip_dst=h2, tp_src=0, tp_dst=0} added, buffered, packet-in sent")
+        "s1: table miss for data h1#0 [h1->h2] from port 1; pending entry {eth_src=h1, eth_dst=h2, ip_src=10.0.0.1, "
+        "ip_dst=10.0.0.2, tp_src=0, tp_dst=0, ip_proto=0} added, buffered, packet-in sent")
 
 
 def test_pending_hit_with_drop_drops_the_packet_and_adds_nothing() -> None:
@@ -148,7 +148,7 @@ def test_pending_entries_expire_by_an_event() -> None:
     again = net.apply(expired, SwitchProcessPacket(1, 1))
     assert len(net.value(again, "ctrlq:1")) == 2 and net.value(again, "ext:1") == ((KEY,),)
     assert narrate(net, state, expiry) == [
-        "s1: pending entry {eth_src=h1, eth_dst=h2, ip_src=h1, ip_dst=h2, tp_src=0, tp_dst=0} expires"]
+        "s1: pending entry {eth_src=h1, eth_dst=h2, ip_src=10.0.0.1, ip_dst=10.0.0.2, tp_src=0, tp_dst=0, ip_proto=0} expires"]
 
 
 def test_pending_entries_never_expire_with_expire_never() -> None:
@@ -224,7 +224,7 @@ def test_clone_fields_by_default_follow_the_papers_table_2_by_app() -> None:
     assert network().protocol.settings["clone"] == HEADER_FIELDS
     mine = network(app=Mine())
     assert mine.protocol.settings["clone"] == MATCH_FIELDS
-    assert mine.protocol.label() == ("pif:clone=in_port,eth_src,eth_dst,ip_src,ip_dst,tp_src,tp_dst,match=any,"
+    assert mine.protocol.label() == ("pif:clone=in_port,eth_src,eth_dst,ip_src,ip_dst,tp_src,tp_dst,ip_proto,match=any,"
                                      "action=rate-limit,expire=event,remove=flow-mod")
     assert network("pif:clone=eth_dst").protocol.settings["clone"] == ("eth_dst",)
 

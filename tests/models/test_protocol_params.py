@@ -101,19 +101,19 @@ def test_the_label_parses_back_to_the_same_spec() -> None:
      "protocol batch: bad value '0' for threshold; allowed: a whole number from 1 to 64"),
     ("pif:clone=in_port,foo", None,
      "protocol pif: bad value 'in_port,foo' for clone ('foo' is not one of them); allowed: one or more of "
-     "in_port, eth_src, eth_dst, ip_src, ip_dst, tp_src, tp_dst, or auto"),
+     "in_port, eth_src, eth_dst, ip_src, ip_dst, tp_src, tp_dst, ip_proto, or auto"),
     ("pif:clone=", None,
      "protocol pif: bad value '' for clone (give at least one); allowed: one or more of in_port, eth_src, "
-     "eth_dst, ip_src, ip_dst, tp_src, tp_dst, or auto"),
+     "eth_dst, ip_src, ip_dst, tp_src, tp_dst, ip_proto, or auto"),
     ("pif:match=eth_dst", None,
      "protocol pif: bad value 'eth_dst' for match ('eth_dst' is not FIELD:VALUE); allowed: any, or FIELD:VALUE "
-     "items with FIELD one of in_port, eth_src, eth_dst, ip_src, ip_dst, tp_src, tp_dst"),
+     "items with FIELD one of in_port, eth_src, eth_dst, ip_src, ip_dst, tp_src, tp_dst, ip_proto"),
     ("pif:match=vlan:3", None,
      "protocol pif: bad value 'vlan:3' for match ('vlan' is not a field); allowed: any, or FIELD:VALUE "
-     "items with FIELD one of in_port, eth_src, eth_dst, ip_src, ip_dst, tp_src, tp_dst"),
+     "items with FIELD one of in_port, eth_src, eth_dst, ip_src, ip_dst, tp_src, tp_dst, ip_proto"),
     ("pif:match=in_port:x", None,
      "protocol pif: bad value 'in_port:x' for match (in_port takes a whole number); allowed: any, or FIELD:VALUE "
-     "items with FIELD one of in_port, eth_src, eth_dst, ip_src, ip_dst, tp_src, tp_dst"),
+     "items with FIELD one of in_port, eth_src, eth_dst, ip_src, ip_dst, tp_src, tp_dst, ip_proto"),
     ("openflow:x=1", None, "protocol openflow takes no parameters (got x)"),
     ("attendre", {"size": 2}, "protocol attendre takes no parameters (got size)"),
     ("pif:action=drop", {"action": "flood"}, "protocol pif: action given twice"),
