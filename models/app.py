@@ -2,8 +2,9 @@
 
 An app is NOX-style and pure. The app object holds configuration only; its state is a
 hashable value passed to each handler and returned by it; commands go into a write-only
-:class:`Out`. The platform (:mod:`nice_attendre.models.platform`) turns what the app asks
-into the messages of the protocol variant, so an app is the same code under every variant.
+:class:`Out`. The platform of each protocol variant (the controller side of
+:mod:`nice_attendre.models.protocols.openflow` and the variants deriving from it) turns
+what the app asks into the messages of that variant, so an app is the same code under every variant.
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from nice_attendre.trace import Trace
 
 @dataclass(frozen=True, slots=True)
 class Stats:
-    """The search's counts (the paper's metric; see DESIGN.md section 2).
+    """The search's counts (the paper's metric; see docs/model.md).
 
     * ``transitions``: every ``apply`` performed, including those into known states;
     * ``unique_states``: distinct states stored (initial states included);

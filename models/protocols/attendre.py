@@ -16,8 +16,8 @@ waiting packets in arrival order, from the table of their buffer entry.
 Bookkeeping never outlives its use: a finished set is forgotten at once unless some of its
 ACs are still to come (then when the last one comes: a set may send a switch several ACs,
 one per path through it, so the switch counts them); an entry carries its set's version
-only while the set is unfinished. So states that behave alike are equal (DESIGN.md
-section 3).
+only while the set is unfinished. So states that behave alike are equal (no monotone
+counters in the state: docs/model.md).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Dependencies point one way (DESIGN.md section 1), checked by parsing every import.
+"""Dependencies point one way (docs/architecture.md), checked by parsing every import.
 
 apps -> models, properties -> models, models -> nice_attendre; the core knows nothing of
 OpenFlow. Every ``import`` and ``from ... import`` counts, at module level or inside a
@@ -129,3 +129,25 @@ def test_the_scanner_resolves_relative_imports_from_subpackages() -> None:
     assert (3, "nice_attendre.models.network") in found
     assert module_name(ROOT / "models" / "protocols" / "__init__.py") == "nice_attendre.models.protocols"
     assert module_name(ROOT / "nice_attendre" / "checker.py") == "nice_attendre.checker"
+
+
+#: The front end and the experiments: models, apps and properties never import them.
+FRONT_END_MODULES = tuple(f"nice_attendre.{name}" for name in (
+    "api", "cli", "commands", "compare", "delay_cmd", "variants_cmd", "loading", "resume",
+    "experiments", "variants_bench"))
+
+
+@pytest.mark.parametrize("folder", ["models", "apps", "properties"])
+def test_the_domain_does_not_import_the_front_end(folder: str) -> None:
+    parsed, bad = violations(folder, FRONT_END_MODULES)
+    assert parsed >= 1
+    assert not bad, f"{folder}/ must not import the front end (front end -> domain only):\n" + "\n".join(bad)
+
+
+def test_the_core_does_not_import_the_front_end() -> None:
+    """The search and its data know nothing of the command line or the experiments."""
+    core = ("checker.py", "system.py", "property.py", "result.py", "trace.py", "errors.py",
+            "fingerprint.py", "visited.py")
+    parsed, bad = violations("nice_attendre", FRONT_END_MODULES, skip=lambda path: path.name not in core)
+    assert parsed == len(core)
+    assert not bad, "the core must not import the front end:\n" + "\n".join(bad)
