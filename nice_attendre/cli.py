@@ -303,6 +303,14 @@ def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: 
               help="Seconds between periodic checkpoints.")
 @click.option("--resume", "resume_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Continue the search saved in FILE by --checkpoint (same app, topology and options).")
+@click.option("--shortest", is_flag=True,
+              help="Search breadth-first so that every counterexample is a shortest one (one process; not "
+                   "with --workers, --engine ray, --checkpoint or --resume).")
+@click.option("--trace-format", type=click.Choice(["text", "json", "mermaid"]), default="text", show_default=True,
+              help="How traces are written with --trace-out: text (as printed), json (for `nice-attendre "
+                   "replay`) or mermaid (a sequence diagram).")
+@click.option("--trace-out", "trace_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the first violation's trace to FILE in --trace-format (atomically).")
 @click.pass_context
 def verify(ctx: click.Context, app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
            scenario_file: str | None, sender: str | None,
@@ -312,7 +320,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            faults: tuple[str, ...], threaded_controller: bool, command_order: str, keep_going: bool,
            fingerprint: bool, workers: int, engine: str, address: str | None,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
-           checkpoint_every: float, resume_path: Path | None) -> None:
+           checkpoint_every: float, resume_path: Path | None, shortest: bool = False,
+           trace_format: str = "text", trace_path: Path | None = None) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
@@ -332,7 +341,12 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     traffic = _traffic(packets, flows, scenario_file)
     packets = traffic["packets"]
     _check_output(json_path, "--json")
+    _check_output(trace_path, "--trace-out")
     check_engine(workers, engine, address)
+    if shortest:
+        from nice_attendre.bfs import check_shortest
+
+        check_shortest(workers, engine, resume_path, checkpoint_path)
     if checkpoint_path is not None:
         check_writable(checkpoint_path, "--checkpoint")
     if resume_path is not None and not resume_path.is_file():
@@ -366,7 +380,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                             fingerprint=fingerprint, watchdog=watchdog, progress=progress,
                             checkpoint=checkpoint_path, resume=resume_path, checkpoint_every=checkpoint_every,
                             on_checkpoint_error=_checkpoint_warning, workers=workers, engine=engine,
-                            address=address)
+                            address=address, shortest=shortest)
         finally:
             if progress is not None:
                 progress.clear()
@@ -380,6 +394,9 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
             where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
             header.append(("search", f"partitioned over {where}, breadth-first (max depth: the longest "
                                      "shortest path; traces: shortest paths)"))
+        if shortest:
+            header.append(("search", "breadth-first (--shortest: traces are shortest paths; max depth: "
+                                     "the longest shortest path)"))
         if resume_path is not None:
             header.append(("resumed from", str(resume_path)))
         if checkpoint_path is not None:
@@ -399,6 +416,10 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "traffic": net.scenario.describe(),
                                             "properties": [p.name for p in run.properties]}, narrate)
                 write_atomic(json_path, json.dumps(data, indent=2) + "\n", "--json")
+            if trace_path is not None:
+                from nice_attendre.trace_format import write_trace
+
+                write_trace(trace_path, trace_format, result, run, options, narrate, text_header=header)
 
         finish(result.verdict, result.signal, lambda: verdict_line(result), write, ctx)
 
