@@ -322,10 +322,10 @@ class Network:
             self._switch_sources += controller_sources
         self._late_controller_sources = controller_sources if self._dynamic_commands and not self.threaded else ()
 
-    def _make_initial(self) -> tuple[int, ...]:
+    def _make_initial(self, notes: list[str] | None = None) -> tuple[int, ...]:
         topo = self.topology
         state = [0] * len(self.slot_names)
-        tx = Tx(self, state)
+        tx = Tx(self, state, notes)
         for host in topo.hosts:
             tx.put(self.slot_host[host], self.hosts.initial(host))
         for dpid in topo.switches:
@@ -416,6 +416,21 @@ class Network:
         tx = Tx(self, state)
         self._handlers[type(event)](tx, event)
         return tuple(tx.s)
+
+    def event_types(self) -> tuple[type, ...]:
+        """Every event class this network handles (its own, the faults' when budgeted, and
+        the protocol variant's), in a stable order (by name): what a saved trace may name."""
+        return tuple(sorted(self._handlers, key=lambda cls: cls.__name__))
+
+    def narrate_initial(self) -> tuple[tuple[int, ...], list[str]]:
+        """Build the initial state again and say what happened on the way (the switches
+        join: the app's ``on_switch_join`` calls and the commands they sent), for traces;
+        no lines when the app neither sent anything nor changed its state at join."""
+        notes: list[str] = []
+        state = self._make_initial(notes)
+        if all(".on_switch_join handles switch s" in note for note in notes):
+            notes = []  # the app did nothing at join: nothing worth a step 0
+        return state, notes
 
     def narrate(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], list[str]]:
         """Apply ``event`` and say what happened, one line per step (for traces)."""

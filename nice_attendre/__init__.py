@@ -5,9 +5,9 @@ OpenFlow network model lives in ``nice_attendre.models``, the apps in
 ``nice_attendre.apps``, the properties in ``nice_attendre.properties``.
 ``verify`` builds a network from names and checks it::
 
-    from nice_attendre import verify
+    from nice_attendre import assert_holds, verify
     result = verify("route-flow", topology="linear:3", packets=2, protocol="attendre")
-    assert result.ok
+    assert_holds(result)   # on failure, the message is the report with the trace
 """
 from __future__ import annotations
 
@@ -19,12 +19,13 @@ from nice_attendre.errors import (AppLoadError, InputError, ModelError, NiceAtte
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.system import System
+from nice_attendre.testing import assert_holds, assert_violates
 from nice_attendre.trace import Step, Trace
 
 __all__ = [
     "System", "Property", "Expectation", "Metric", "dfs", "Limits", "Progress", "Result", "Stats",
     "Discovery", "Trace", "Step", "NiceAttendreError", "InputError", "UnknownNameError",
-    "TopologyError", "AppLoadError", "ModelError", "verify",
+    "TopologyError", "AppLoadError", "ModelError", "verify", "assert_holds", "assert_violates",
 ]
 
 

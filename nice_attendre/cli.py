@@ -331,8 +331,9 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
 
     from nice_attendre.api import build, check_engine, model, not_started, search
     from nice_attendre.models.faults import KINDS as FAULT_KINDS
-    from nice_attendre.models.faults import describe_budgets, parse_budgets
+    from nice_attendre.models.faults import parse_budgets
     from nice_attendre.checker import Limits
+    from nice_attendre.headers import network_header
     from nice_attendre.output import check_writable, write_atomic
     from nice_attendre.report import CheckedNarrator, json_report, text_report, verdict_line
     from nice_attendre.watchdog import Watchdog
@@ -384,12 +385,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         finally:
             if progress is not None:
                 progress.clear()
-        narrate = CheckedNarrator(result, net.narrate)
-        header = [("app", net.app.describe()), ("protocol", net.protocol.label()),
-                  ("channels", net.options.describe_channels()),
-                  *([("faults", describe_budgets(net.options.faults))] if any(net.options.faults) else []),
-                  ("topology", net.topology.describe()), ("traffic", net.scenario.describe()),
-                  ("properties", ", ".join(p.name for p in run.properties))]
+        narrate = CheckedNarrator(result, net.narrate, net.narrate_initial)
+        header = network_header(net, [p.name for p in run.properties])
         if workers > 1 or engine != "processes":
             where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
             header.append(("search", f"partitioned over {where}, breadth-first (max depth: the longest "
@@ -419,7 +416,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
             if trace_path is not None:
                 from nice_attendre.trace_format import write_trace
 
-                write_trace(trace_path, trace_format, result, run, options, narrate, text_header=header)
+                if not write_trace(trace_path, trace_format, result, net, {"app": app, **options}, narrate, header):
+                    click.echo("--trace-out: no violation with a trace; nothing written", err=True)
 
         finish(result.verdict, result.signal, lambda: verdict_line(result), write, ctx)
 
@@ -484,5 +482,12 @@ def _register_experiments() -> None:
     bench.add_command(variants)
 
 
+def _register_replay() -> None:
+    from nice_attendre.replay_cmd import replay
+
+    main.add_command(replay)
+
+
 _register_delay()
 _register_experiments()
+_register_replay()
