@@ -250,7 +250,9 @@ class Network:
                 raise ModelError(f"protocol {self.protocol.name} declares {event_class.__name__}, "
                                  "an event of the network itself")
             self._handlers[event_class] = handler
-        self._initial = self._make_initial()
+        #: What happened while the initial state was built (switch joins), for traces.
+        self._initial_notes: list[str] = []
+        self._initial = self._make_initial(self._initial_notes)
 
     # ---- layout ------------------------------------------------------------------------
 
@@ -423,14 +425,14 @@ class Network:
         return tuple(sorted(self._handlers, key=lambda cls: cls.__name__))
 
     def narrate_initial(self) -> tuple[tuple[int, ...], list[str]]:
-        """Build the initial state again and say what happened on the way (the switches
-        join: the app's ``on_switch_join`` calls and the commands they sent), for traces;
-        no lines when the app neither sent anything nor changed its state at join."""
-        notes: list[str] = []
-        state = self._make_initial(notes)
+        """The initial state and what happened while it was built (the switches join: the
+        app's ``on_switch_join`` calls and the commands they sent), for traces; no lines when
+        the app neither sent anything nor changed its state at join."""
+        notes = list(self._initial_notes)  # said once, when the network was built: an app
+        # adapted from Ryu keeps its attributes on its instance, so it is not run again here
         if all(".on_switch_join handles switch s" in note for note in notes):
             notes = []  # the app did nothing at join: nothing worth a step 0
-        return state, notes
+        return self._initial, notes
 
     def narrate(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], list[str]]:
         """Apply ``event`` and say what happened, one line per step (for traces)."""
