@@ -7,7 +7,8 @@ which keys were added, removed or changed, one line each::
     passed += {(1, 'h1', 'h2')}
     table[3]: 1 -> 2
 
-It understands the forms app states take: named tuples and dataclasses (by field), mappings,
+(a state that is one number, set or mapping itself gives ``0 -> 1``, ``+= {2}`` or
+``[3]: 1 -> 2``). It understands the forms app states take: named tuples and dataclasses (by field), mappings,
 sets, tuples of (key, value) pairs with distinct keys (the sorted items of a dict, as
 :class:`~nice_attendre.apps.mac_learning.MacState` keeps them) and the tagged tuples of a
 Ryu app's frozen attributes (:mod:`nice_attendre.models.ryu.state`). Anything else that
@@ -96,6 +97,11 @@ def _show(value: Any) -> str:
     return repr(shown)
 
 
+def _lead(path: str) -> str:
+    """``path`` and a space before an operator (nothing for the state itself)."""
+    return f"{path} " if path else ""
+
+
 def _changes(path: str, before: Any, after: Any, lines: list[str]) -> None:
     if before == after:
         return
@@ -106,15 +112,15 @@ def _changes(path: str, before: Any, after: Any, lines: list[str]) -> None:
     elif kind_a == "scalar" and after == () and kind_b == "map":
         kind_a, new = "map", {}
     if kind_b != kind_a or kind_a == "scalar" or (kind_a == "fields" and type(before) is not type(after)):
-        lines.append(f"{path or 'state'}: {_show(before)} -> {_show(after)}")
+        lines.append(f"{path}: {_show(before)} -> {_show(after)}" if path else f"{_show(before)} -> {_show(after)}")
         return
     if kind_a == "set":
         added = sorted((repr(plain(item)) for item in new - old))
         removed = sorted((repr(plain(item)) for item in old - new))
         if added:
-            lines.append(f"{path or 'state'} += {{{', '.join(added)}}}")
+            lines.append(f"{_lead(path)}+= {{{', '.join(added)}}}")
         if removed:
-            lines.append(f"{path or 'state'} -= {{{', '.join(removed)}}}")
+            lines.append(f"{_lead(path)}-= {{{', '.join(removed)}}}")
         return
     if kind_a == "map" and not path and all(isinstance(k, str) and k.isidentifier() for k in (*old, *new)):
         kind_a = "fields"  # the root's names (a dict state, a Ryu app's attributes) read as fields
@@ -127,11 +133,11 @@ def _changes(path: str, before: Any, after: Any, lines: list[str]) -> None:
     removed_keys = sorted((k for k in old if k not in new), key=repr)
     if added_keys:
         shown = ", ".join(f"{plain(k)!r}: {_show(new[k])}" for k in added_keys)
-        lines.append(f"{path or 'state'} += {{{shown}}}")
+        lines.append(f"{_lead(path)}+= {{{shown}}}")
     if removed_keys:
-        lines.append(f"{path or 'state'} -= {{{', '.join(repr(plain(k)) for k in removed_keys)}}}")
+        lines.append(f"{_lead(path)}-= {{{', '.join(repr(plain(k)) for k in removed_keys)}}}")
     for key in sorted((k for k in new if k in old), key=repr):
-        _changes(f"{path or 'state'}[{plain(key)!r}]", old[key], new[key], lines)
+        _changes(f"{path}[{plain(key)!r}]", old[key], new[key], lines)
 
 
 def state_changes(before: Any, after: Any, limit: int = MAX_LINES) -> list[str]:

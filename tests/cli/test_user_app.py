@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from nice_attendre import AppLoadError, InputError, ModelError, Trace, UnknownNameError, verify
+from nice_attendre import AppLoadError, InputError, ModelError, Trace, UnknownNameError, assert_holds, verify
 from nice_attendre.apps.route_flow import RouteFlow
 from nice_attendre.cli import main
 from nice_attendre.loading import load_app, parse_options, resolve_app_class
@@ -72,8 +72,7 @@ def test_proactive_without_early_packets_from_the_cli() -> None:
 
 def test_readme_three_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the README's relative path, from the repository root
-    result = verify("examples/proactive.py:ProactiveRouting", topology="linear:3", packets=2)
-    assert result.ok
+    assert_holds(verify("examples/proactive.py:ProactiveRouting", topology="linear:3", packets=2))
 
 
 def test_proactive_from_python_matches_the_cli() -> None:

@@ -35,8 +35,9 @@ def test_changed_and_removed_keys_and_scalars() -> None:
 
 def test_plain_mapping_set_and_scalar_roots() -> None:
     assert state_changes({"a": {"x": 1}}, {"a": {"x": 1, "y": 2}}) == ["a += {'y': 2}"]
-    assert state_changes(frozenset({1}), frozenset({2})) == ["state += {2}", "state -= {1}"]
-    assert state_changes(1, 2) == ["state: 1 -> 2"]
+    assert state_changes(frozenset({1}), frozenset({2})) == ["+= {2}", "-= {1}"]
+    assert state_changes(1, 2) == ["1 -> 2"]
+    assert state_changes({3: 1}, {3: 2}) == ["[3]: 1 -> 2"]
     assert state_changes(Learned(), Learned()) == []
 
 
@@ -49,7 +50,7 @@ def test_ryu_frozen_dicts() -> None:
 def test_long_changes_are_cut() -> None:
     lines = state_changes({}, {i: i for i in range(3)}, limit=2) + state_changes(
         frozenset(), frozenset(range(3)), limit=2)
-    assert lines == ["state += {0: 0, 1: 1, 2: 2}", "state += {0, 1, 2}"]
+    assert lines == ["+= {0: 0, 1: 1, 2: 2}", "+= {0, 1, 2}"]
     many = state_changes(Counter((), 0), Counter(((1, 1),), 1), limit=1)
     assert many == ["... and 2 more changes"]
 
