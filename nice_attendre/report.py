@@ -245,7 +245,8 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
     """The report as a JSON-ready dict: the header fields, the counts, completeness, violations.
 
     ``violations`` lists every violation found, with its trace (all of them with
-    ``--keep-going``); ``violations_by_property`` groups them: per property, in the order
+    ``--keep-going``) and ``initial``, the lines of step 0 (what the app did when the
+    switches joined; empty when it did nothing); ``violations_by_property`` groups them: per property, in the order
     first violated, ``count`` violations and ``shortest``, the index in ``violations`` of the
     shortest trace found (the one the text report shows)."""
     stats = result.stats
@@ -266,6 +267,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "collision_probability": result.collision_probability,
         "violations": [
             {"property": d.property, "expectation": d.expectation.value, "reason": d.reason,
+             "initial": initial_lines(d.trace, narrate)[1:] if d.trace is not None else [],
              "trace": trace_json(d, narrate)}
             for d in result.discoveries
         ],

@@ -88,3 +88,19 @@ def test_no_step_zero_when_join_does_nothing() -> None:
     net = result.system
     text = text_report(result, [], CheckedNarrator(result, net.narrate, net.narrate_initial))
     assert "initial state:" not in text
+
+
+def test_json_report_has_step_zero(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from nice_attendre.cli import main
+
+    app = str(Path(__file__).resolve().parent.parent / "data" / "apps" / "firewall.py") + ":Firewall"
+    out = tmp_path / "r.json"
+    assert CliRunner().invoke(main, ["verify", app, "-t", "linear:2", "--json", str(out)]).exit_code == 1
+    initial = json.loads(out.read_text())["violations"][0]["initial"]
+    assert initial[0] == "controller: Firewall.on_switch_join handles switch s1 joined"
+    assert initial[1].startswith("controller sends flow-mod") and initial[1].endswith("to s1")
