@@ -121,22 +121,33 @@ def _label(text: str) -> str:
     return printable(" ".join(text.split())).replace(";", ",")
 
 
-def event_lanes(event: Any, net: Any) -> tuple[str, str]:
-    """The (from, to) lanes of ``event``'s arrow (see the module docstring)."""
+def _host_switch(net: Any, state: Any, host: str) -> str:
+    """The lane of the switch ``host`` is attached to in ``state`` (a mobile host may have moved)."""
+    where = None
+    if state is not None:
+        where = getattr(net.value(state, f"host:{host}"), "location", None)
+    return _lane(where[0] if where else net.topology.host_port[host][0])
+
+
+def event_lanes(event: Any, net: Any, state: Any = None) -> tuple[str, str]:
+    """The (from, to) lanes of ``event``'s arrow, taken in ``state`` (see the module docstring)."""
     from nice_attendre.models.events import (ControllerHandle, ControllerStats, HostAnswer, HostMove,
                                              HostReceive, HostSend, SwitchProcessCommand, SwitchProcessPacket)
 
     topology = net.topology
     kind = type(event)
     if kind in (HostSend, HostAnswer):
-        return event.host, _lane(topology.host_port[event.host][0])
+        return event.host, _host_switch(net, state, event.host)
     if kind is HostMove:
         return event.host, _lane(event.dpid)
     if kind is HostReceive:
-        return _lane(topology.host_port[event.host][0]), event.host
-    if kind is SwitchProcessPacket:
-        peer = topology.links.get((event.dpid, event.port))
-        return (_lane(peer.node) if peer is not None else _lane(event.dpid)), _lane(event.dpid)
+        return _host_switch(net, state, event.host), event.host
+    if kind is SwitchProcessPacket:  # the packet came over the link at that port
+        peer = net.attached(state, event.dpid, event.port) if state is not None else None
+        if peer is None:
+            peer = topology.links.get((event.dpid, event.port))
+        node = peer if isinstance(peer, str) else getattr(peer, "node", event.dpid)
+        return _lane(node), _lane(event.dpid)
     if kind is SwitchProcessCommand:
         return CONTROLLER, _lane(event.dpid)
     if kind in (ControllerHandle, ControllerStats):
@@ -169,8 +180,9 @@ def mermaid_lines(discovery: Discovery, net: Any, narrate: Narrate | None) -> li
     notes = [line for line in initial if _is_note(line)]
     for note in notes:
         lines.append(f"    Note over {CONTROLLER}: {_label('at join: ' + note)}")
+    states = list(trace.states())
     for number, (event, said) in enumerate(zip(trace.events, steps), start=1):
-        source, target = event_lanes(event, net)
+        source, target = event_lanes(event, net, states[number - 1])
         lines.append(f"    {source}->>{target}: {number}. {_label(said[0])}")
         for line in said[1:]:
             if _is_note(line):

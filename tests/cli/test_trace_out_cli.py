@@ -110,3 +110,13 @@ def test_bad_trace_format_is_input_error(tmp_path: Path) -> None:
 def test_unwritable_trace_out_fails_before_the_search(tmp_path: Path, where: str) -> None:
     result = CliRunner().invoke(main, [*MAC_BUG, "--trace-out", str(tmp_path / where)])
     assert result.exit_code == 2 and "--trace-out" in result.output
+
+
+def test_mermaid_follows_a_moved_host(tmp_path: Path) -> None:
+    args = ["verify", "mac-learning", "-t", "linear:2", "-n", "1", "--bug", "host-unreachable", "--shortest"]
+    out, _ = write(tmp_path, "mermaid", args)
+    lines = out.read_text().splitlines()
+    moved = next(line for line in lines if "h2 moves from s2:2 to s2:3" in line)
+    assert moved.startswith("    h2->>s2: ")
+    from_new_port = next(line for line in lines if "->>" in line and "from port 3" in line)
+    assert from_new_port.startswith("    h2->>s2: ")  # the spare port, where h2 now is
