@@ -140,7 +140,7 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
            shortest: bool = False) -> Result:
     """Explore ``run``'s network; return the :class:`Result` with ``system`` set.
 
-    With ``shortest`` the search is breadth-first in this process (:func:`nice_attendre.bfs.bfs`):
+    With ``shortest`` the search is breadth-first in this process (:func:`nice_attendre.breadth_first.bfs`):
     every trace is a shortest one; it cannot be combined with ``workers``/``engine``/checkpoints
     (:class:`~nice_attendre.errors.InputError`).
 
@@ -161,7 +161,7 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
 
     check_engine(workers, engine, address)
     if shortest:
-        from nice_attendre.bfs import bfs, check_shortest
+        from nice_attendre.breadth_first import bfs, check_shortest
 
         check_shortest(workers, engine, resume, checkpoint)
         result = bfs(run.network, run.properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
@@ -285,7 +285,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     on the Ray cluster at ``address`` if given, else on a local Ray instance.
 
     ``shortest`` explores breadth-first in this process so that every trace is a shortest
-    one (:mod:`nice_attendre.bfs`: the same transition and unique-state counts for a complete
+    one (:mod:`nice_attendre.breadth_first`: the same transition and unique-state counts for a complete
     search; ``max_depth`` is the deepest level); it refuses ``workers`` above 1, ``engine="ray"``,
     ``checkpoint`` and ``resume`` with :class:`~nice_attendre.errors.InputError`.
 
@@ -300,7 +300,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     check_handler_seconds(max_handler_seconds)
     check_engine(workers, engine, address)
     if shortest:
-        from nice_attendre.bfs import check_shortest
+        from nice_attendre.breadth_first import check_shortest
 
         check_shortest(workers, engine, resume, checkpoint)
     if checkpoint is not None:

@@ -345,7 +345,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     _check_output(trace_path, "--trace-out")
     check_engine(workers, engine, address)
     if shortest:
-        from nice_attendre.bfs import check_shortest
+        from nice_attendre.breadth_first import check_shortest
 
         check_shortest(workers, engine, resume_path, checkpoint_path)
     if checkpoint_path is not None:

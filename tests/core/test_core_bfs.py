@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nice_attendre.bfs import bfs
+from nice_attendre.breadth_first import bfs
 from nice_attendre.checker import Limits, dfs
 from nice_attendre.property import Property
 
