@@ -2,8 +2,8 @@
 
 Exit codes (named in :mod:`nice_attendre.exit_codes`): 0 complete and no violation, 1 a
 property violated, 2 bad input, 3 incomplete (a limit ended the search, no violation found),
-4 the app is not deterministic, 70 internal error (a bug in nice-attendre), 130 Ctrl-C,
-143 SIGTERM, 129 SIGHUP. SIGTERM and SIGHUP end a run like Ctrl-C: the partial report and
+4 the app is not deterministic (or, for ``replay``, a saved trace diverges), 70 internal
+error (a bug in nice-attendre), 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP. SIGTERM and SIGHUP end a run like Ctrl-C: the partial report and
 JSON are written.
 """
 from __future__ import annotations

@@ -134,3 +134,9 @@ def test_replay_with_protocol_parameters_and_faults(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["replay", str(trace)])
     assert result.exit_code == ExitCode.VIOLATION, result.output
     assert result.output.splitlines()[-1].startswith("trace reproduced: property ")
+
+
+def test_help_names_the_divergence_exit_code() -> None:
+    result = CliRunner().invoke(main, ["replay", "--help"])
+    text = " ".join(result.output.split())
+    assert "4 the app is not deterministic, or a replayed trace diverges" in text
