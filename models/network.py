@@ -250,7 +250,9 @@ class Network:
                 raise ModelError(f"protocol {self.protocol.name} declares {event_class.__name__}, "
                                  "an event of the network itself")
             self._handlers[event_class] = handler
-        self._initial = self._make_initial()
+        #: What happened while the initial state was built (switch joins), for traces.
+        self._initial_notes: list[str] = []
+        self._initial = self._make_initial(self._initial_notes)
 
     # ---- layout ------------------------------------------------------------------------
 
@@ -322,10 +324,10 @@ class Network:
             self._switch_sources += controller_sources
         self._late_controller_sources = controller_sources if self._dynamic_commands and not self.threaded else ()
 
-    def _make_initial(self) -> tuple[int, ...]:
+    def _make_initial(self, notes: list[str] | None = None) -> tuple[int, ...]:
         topo = self.topology
         state = [0] * len(self.slot_names)
-        tx = Tx(self, state)
+        tx = Tx(self, state, notes)
         for host in topo.hosts:
             tx.put(self.slot_host[host], self.hosts.initial(host))
         for dpid in topo.switches:
@@ -416,6 +418,21 @@ class Network:
         tx = Tx(self, state)
         self._handlers[type(event)](tx, event)
         return tuple(tx.s)
+
+    def event_types(self) -> tuple[type, ...]:
+        """Every event class this network handles (its own, the faults' when budgeted, and
+        the protocol variant's), in a stable order (by name): what a saved trace may name."""
+        return tuple(sorted(self._handlers, key=lambda cls: cls.__name__))
+
+    def narrate_initial(self) -> tuple[tuple[int, ...], list[str]]:
+        """The initial state and what happened while it was built (the switches join: the
+        app's ``on_switch_join`` calls and the commands they sent), for traces; no lines when
+        the app neither sent anything nor changed its state at join."""
+        notes = list(self._initial_notes)  # said once, when the network was built: an app
+        # adapted from Ryu keeps its attributes on its instance, so it is not run again here
+        if all(".on_switch_join handles switch s" in note for note in notes):
+            notes = []  # the app did nothing at join: nothing worth a step 0
+        return self._initial, notes
 
     def narrate(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], list[str]]:
         """Apply ``event`` and say what happened, one line per step (for traces)."""

@@ -136,8 +136,13 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
            checkpoint: str | Path | None = None, resume: str | Path | None = None,
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            on_checkpoint_error: Callable[[Exception], None] | None = None,
-           workers: int = 1, engine: str = "processes", address: str | None = None) -> Result:
+           workers: int = 1, engine: str = "processes", address: str | None = None,
+           shortest: bool = False) -> Result:
     """Explore ``run``'s network; return the :class:`Result` with ``system`` set.
+
+    With ``shortest`` the search is breadth-first in this process (:func:`nice_attendre.breadth_first.bfs`):
+    every trace is a shortest one; it cannot be combined with ``workers``/``engine``/checkpoints
+    (:class:`~nice_attendre.errors.InputError`).
 
     Depth-first in this process, or partitioned over ``workers`` shards
     (:mod:`nice_attendre.parallel`) when ``workers`` is above 1 or ``engine`` is ``ray``
@@ -155,6 +160,13 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
     from nice_attendre import resume as checkpoints
 
     check_engine(workers, engine, address)
+    if shortest:
+        from nice_attendre.breadth_first import bfs, check_shortest
+
+        check_shortest(workers, engine, resume, checkpoint)
+        result = bfs(run.network, run.properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
+                     metrics=run.metrics, progress=progress, watchdog=watchdog)
+        return dataclasses.replace(result, system=run.network)
     if workers > 1 or engine != "processes":
         if checkpoint is not None or resume is not None:
             raise InputError("checkpoints are for the one-process search: drop --workers/--engine or --checkpoint")
@@ -237,7 +249,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            checkpoint: str | Path | None = None, resume: str | Path | None = None,
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
-           address: str | None = None) -> Result:
+           address: str | None = None, shortest: bool = False) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
     ``app`` is a registered name (``"route-flow"``), ``"path/to/file.py:ClassName"``, an
@@ -272,6 +284,11 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     ``engine="ray"`` runs those shards as Ray actors (``pip install 'nice-attendre[cluster]'``),
     on the Ray cluster at ``address`` if given, else on a local Ray instance.
 
+    ``shortest`` explores breadth-first in this process so that every trace is a shortest
+    one (:mod:`nice_attendre.breadth_first`: the same transition and unique-state counts for a complete
+    search; ``max_depth`` is the deepest level); it refuses ``workers`` above 1, ``engine="ray"``,
+    ``checkpoint`` and ``resume`` with :class:`~nice_attendre.errors.InputError`.
+
     ``result.ok`` is true only for a complete search without violation. A limit gives an
     ``incomplete`` verdict (the result of a limit reached while building has zero counts
     and no ``system``). Ctrl-C during the search ends it cleanly and raises
@@ -282,6 +299,10 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     limits = Limits(max_transitions, max_states, max_depth, max_seconds, max_memory)
     check_handler_seconds(max_handler_seconds)
     check_engine(workers, engine, address)
+    if shortest:
+        from nice_attendre.breadth_first import check_shortest
+
+        check_shortest(workers, engine, resume, checkpoint)
     if checkpoint is not None:
         check_writable(Path(checkpoint), "checkpoint")
     started = time.monotonic()
@@ -298,7 +319,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
         result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
                         fingerprint=fingerprint, watchdog=watchdog, progress=progress, checkpoint=checkpoint,
                         resume=resume, checkpoint_every=checkpoint_every, workers=workers, engine=engine,
-                        address=address)
+                        address=address, shortest=shortest)
     if result.stop_reason == "interrupted":
         raise Interrupted(result.signal if result.signal is not None else signal.SIGINT, result)
     return result

@@ -2,8 +2,8 @@
 
 Exit codes (named in :mod:`nice_attendre.exit_codes`): 0 complete and no violation, 1 a
 property violated, 2 bad input, 3 incomplete (a limit ended the search, no violation found),
-4 the app is not deterministic, 70 internal error (a bug in nice-attendre), 130 Ctrl-C,
-143 SIGTERM, 129 SIGHUP. SIGTERM and SIGHUP end a run like Ctrl-C: the partial report and
+4 the app is not deterministic (or, for ``replay``, a saved trace diverges), 70 internal
+error (a bug in nice-attendre), 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP. SIGTERM and SIGHUP end a run like Ctrl-C: the partial report and
 JSON are written.
 """
 from __future__ import annotations
@@ -303,6 +303,14 @@ def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: 
               help="Seconds between periodic checkpoints.")
 @click.option("--resume", "resume_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Continue the search saved in FILE by --checkpoint (same app, topology and options).")
+@click.option("--shortest", is_flag=True,
+              help="Search breadth-first so that every counterexample is a shortest one (one process; not "
+                   "with --workers, --engine ray, --checkpoint or --resume).")
+@click.option("--trace-format", type=click.Choice(["text", "json", "mermaid"]), default="text", show_default=True,
+              help="How traces are written with --trace-out: text (as printed), json (for `nice-attendre "
+                   "replay`) or mermaid (a sequence diagram).")
+@click.option("--trace-out", "trace_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the first violation's trace to FILE in --trace-format (atomically).")
 @click.pass_context
 def verify(ctx: click.Context, app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
            scenario_file: str | None, sender: str | None,
@@ -312,7 +320,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            faults: tuple[str, ...], threaded_controller: bool, command_order: str, keep_going: bool,
            fingerprint: bool, workers: int, engine: str, address: str | None,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
-           checkpoint_every: float, resume_path: Path | None) -> None:
+           checkpoint_every: float, resume_path: Path | None, shortest: bool = False,
+           trace_format: str = "text", trace_path: Path | None = None) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
@@ -322,8 +331,9 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
 
     from nice_attendre.api import build, check_engine, model, not_started, search
     from nice_attendre.models.faults import KINDS as FAULT_KINDS
-    from nice_attendre.models.faults import describe_budgets, parse_budgets
+    from nice_attendre.models.faults import parse_budgets
     from nice_attendre.checker import Limits
+    from nice_attendre.headers import network_header
     from nice_attendre.output import check_writable, write_atomic
     from nice_attendre.report import CheckedNarrator, json_report, text_report, verdict_line
     from nice_attendre.watchdog import Watchdog
@@ -332,7 +342,12 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     traffic = _traffic(packets, flows, scenario_file)
     packets = traffic["packets"]
     _check_output(json_path, "--json")
+    _check_output(trace_path, "--trace-out")
     check_engine(workers, engine, address)
+    if shortest:
+        from nice_attendre.breadth_first import check_shortest
+
+        check_shortest(workers, engine, resume_path, checkpoint_path)
     if checkpoint_path is not None:
         check_writable(checkpoint_path, "--checkpoint")
     if resume_path is not None and not resume_path.is_file():
@@ -366,20 +381,19 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                             fingerprint=fingerprint, watchdog=watchdog, progress=progress,
                             checkpoint=checkpoint_path, resume=resume_path, checkpoint_every=checkpoint_every,
                             on_checkpoint_error=_checkpoint_warning, workers=workers, engine=engine,
-                            address=address)
+                            address=address, shortest=shortest)
         finally:
             if progress is not None:
                 progress.clear()
-        narrate = CheckedNarrator(result, net.narrate)
-        header = [("app", net.app.describe()), ("protocol", net.protocol.label()),
-                  ("channels", net.options.describe_channels()),
-                  *([("faults", describe_budgets(net.options.faults))] if any(net.options.faults) else []),
-                  ("topology", net.topology.describe()), ("traffic", net.scenario.describe()),
-                  ("properties", ", ".join(p.name for p in run.properties))]
+        narrate = CheckedNarrator(result, net.narrate, net.narrate_initial)
+        header = network_header(net, [p.name for p in run.properties])
         if workers > 1 or engine != "processes":
             where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
             header.append(("search", f"partitioned over {where}, breadth-first (max depth: the longest "
                                      "shortest path; traces: shortest paths)"))
+        if shortest:
+            header.append(("search", "breadth-first (--shortest: traces are shortest paths; max depth: "
+                                     "the longest shortest path)"))
         if resume_path is not None:
             header.append(("resumed from", str(resume_path)))
         if checkpoint_path is not None:
@@ -399,6 +413,11 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "traffic": net.scenario.describe(),
                                             "properties": [p.name for p in run.properties]}, narrate)
                 write_atomic(json_path, json.dumps(data, indent=2) + "\n", "--json")
+            if trace_path is not None:
+                from nice_attendre.trace_format import write_trace
+
+                if not write_trace(trace_path, trace_format, result, net, {"app": app, **options}, narrate, header):
+                    click.echo("--trace-out: no violation with a trace; nothing written", err=True)
 
         finish(result.verdict, result.signal, lambda: verdict_line(result), write, ctx)
 
@@ -463,5 +482,12 @@ def _register_experiments() -> None:
     bench.add_command(variants)
 
 
+def _register_replay() -> None:
+    from nice_attendre.replay_cmd import replay
+
+    main.add_command(replay)
+
+
 _register_delay()
 _register_experiments()
+_register_replay()

@@ -23,7 +23,8 @@ class ExitCode(enum.IntEnum):
     #: --max-memory) or exhausted memory ended the search before it was complete, and no
     #: violation was found in the part explored.
     INCOMPLETE = 3
-    #: The app is not deterministic (a replayed trace differs from the search's).
+    #: The app is not deterministic (a replayed trace differs from the search's), or
+    #: ``nice-attendre replay`` found that a saved trace no longer reproduces (it diverges).
     NONDETERMINISTIC = 4
     #: A bug in nice-attendre itself (one line says so; ``--debug`` shows the traceback).
     INTERNAL = 70
@@ -34,7 +35,7 @@ class ExitCode(enum.IntEnum):
 #: The help text's summary of the codes.
 EXIT_CODES_HELP = ("Exit status: 0 complete, no violation; 1 a property violated; 2 bad input; "
                    "3 incomplete (a limit ended the search, no violation found); 4 the app is not "
-                   "deterministic; 70 internal error (a bug in nice-attendre); 130 interrupted by Ctrl-C, "
+                   "deterministic, or a replayed trace diverges; 70 internal error (a bug in nice-attendre); 130 interrupted by Ctrl-C, "
                    "143 by SIGTERM, 129 by SIGHUP.")
 
 

@@ -8,6 +8,7 @@ from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from nice_attendre.checker import Progress
 from nice_attendre.result import Discovery, Result
+from nice_attendre.trace import Trace
 
 Narrate = Callable[[Any, Any], list[str]]  # (state before, event) -> lines, the first one the summary
 
@@ -22,16 +23,27 @@ class CheckedNarrator:
     the text and JSON reports never run an app handler again.
     """
 
-    def __init__(self, result: Result, step_with_notes: Callable[[Any, Any], tuple[Any, list[str]]]) -> None:
+    def __init__(self, result: Result, step_with_notes: Callable[[Any, Any], tuple[Any, list[str]]],
+                 initial_with_notes: Callable[[], tuple[Any, list[str]]] | None = None) -> None:
         from nice_attendre.trace import narrate_trace
 
         self._said: dict[tuple[Any, Any], list[str]] = {}
+        self._initial: dict[Any, list[str]] = {}
         for discovery in result.discoveries:
             if discovery.trace is not None:
                 narrate_trace(discovery.trace, step_with_notes, self._said)
+        if initial_with_notes is not None and any(d.trace is not None for d in result.discoveries):
+            state, lines = initial_with_notes()
+            self._initial[state] = lines
 
     def __call__(self, state: Any, event: Any) -> list[str]:
         return self._said.get((state, event), [])
+
+    def initial(self, state: Any) -> list[str]:
+        """What happened while the initial state ``state`` was built (the model's
+        ``initial_with_notes``: e.g. switches joining and the commands the app sent then);
+        empty when not known."""
+        return self._initial.get(state, [])
 
 STOP_REASONS = {
     "violation": "stopped at the first violation",
@@ -137,6 +149,15 @@ def stats_lines(result: Result) -> list[str]:
     return lines
 
 
+def initial_lines(trace: Trace, narrate: Narrate | None) -> list[str]:
+    """Step 0 of a trace: what happened while its initial state was built (``narrate``'s
+    ``initial``, if it has one; see :meth:`CheckedNarrator.initial`), with a first line
+    saying so; empty when nothing is known."""
+    said = getattr(narrate, "initial", None)
+    lines = said(trace.initial) if callable(said) else []
+    return ["initial state:", *lines] if lines else []
+
+
 def trace_lines(discovery: Discovery, narrate: Narrate | None) -> list[str]:
     """The numbered events of a discovery's trace, each with what it did."""
     trace = discovery.trace
@@ -145,6 +166,10 @@ def trace_lines(discovery: Discovery, narrate: Narrate | None) -> list[str]:
     lines = []
     state = trace.initial
     width = len(str(len(trace.steps)))
+    start = initial_lines(trace, narrate)
+    if start:
+        lines.append(f"  {0:>{width}}. {start[0]}")
+        lines.extend(f"  {'':>{width}}  {line}" for line in start[1:])
     for number, step in enumerate(trace.steps, start=1):
         said = narrate(state, step.event) if narrate is not None else []
         said = said or [str(step.event)]
@@ -166,15 +191,37 @@ def discovery_lines(index: int, discovery: Discovery, narrate: Narrate | None) -
     return lines
 
 
+def violation_groups(discoveries: Sequence[Discovery]) -> list[tuple[Discovery, int]]:
+    """The discoveries grouped by property, in the order each property was first violated:
+    (the group's shortest trace, the first found among equals; its number of violations).
+    With ``--keep-going`` one property is often violated many times in near-identical ways."""
+    groups: dict[str, list[Discovery]] = {}
+    for discovery in discoveries:
+        groups.setdefault(discovery.property, []).append(discovery)
+    return [(min(found, key=lambda d: len(d.trace) if d.trace is not None else 0), len(found))
+            for found in groups.values()]
+
+
+def group_lines(index: int, discovery: Discovery, count: int, narrate: Narrate | None) -> list[str]:
+    """:func:`discovery_lines` for a property violated ``count`` times: the count, then
+    the shortest trace found."""
+    lines = discovery_lines(index, discovery, narrate)
+    if count > 1:
+        lines[0] += f": {count:,} violations; first (shortest found) trace below"
+    return lines
+
+
 def text_report(result: Result, header: Iterable[tuple[str, str]], narrate: Narrate | None) -> str:
     """The whole report of one verification, as printed by ``nice-attendre verify``. Every
-    line is :func:`printable`: text from user code cannot add lines of its own."""
+    line is :func:`printable`: text from user code cannot add lines of its own. A property
+    violated several times (``--keep-going``) is reported once, with the count and the
+    shortest trace found (see :func:`violation_groups`)."""
     lines = [f"  {label:<{LABEL_WIDTH}} {value}" for label, value in header]
     lines.append("")
     lines.extend(stats_lines(result))
     lines.append("")
-    for index, discovery in enumerate(result.discoveries, start=1):
-        lines.extend(discovery_lines(index, discovery, narrate))
+    for index, (discovery, count) in enumerate(violation_groups(result.discoveries), start=1):
+        lines.extend(group_lines(index, discovery, count, narrate))
         lines.append("")
     lines.append(verdict_line(result))
     return "\n".join(printable(line) for line in lines)
@@ -195,7 +242,13 @@ def trace_json(discovery: Discovery, narrate: Narrate | None) -> list[dict[str, 
 
 
 def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None) -> dict[str, Any]:
-    """The report as a JSON-ready dict: the header fields, the counts, completeness, violations."""
+    """The report as a JSON-ready dict: the header fields, the counts, completeness, violations.
+
+    ``violations`` lists every violation found, with its trace (all of them with
+    ``--keep-going``) and ``initial``, the lines of step 0 (what the app did when the
+    switches joined; empty when it did nothing); ``violations_by_property`` groups them: per property, in the order
+    first violated, ``count`` violations and ``shortest``, the index in ``violations`` of the
+    shortest trace found (the one the text report shows)."""
     stats = result.stats
     return {
         **header,
@@ -214,8 +267,14 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "collision_probability": result.collision_probability,
         "violations": [
             {"property": d.property, "expectation": d.expectation.value, "reason": d.reason,
+             "initial": initial_lines(d.trace, narrate)[1:] if d.trace is not None else [],
              "trace": trace_json(d, narrate)}
             for d in result.discoveries
+        ],
+        "violations_by_property": [
+            {"property": shown.property, "count": count,
+             "shortest": next(i for i, d in enumerate(result.discoveries) if d is shown)}
+            for shown, count in violation_groups(result.discoveries)
         ],
     }
 

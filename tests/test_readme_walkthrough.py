@@ -5,7 +5,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from nice_attendre import verify
+from nice_attendre import assert_holds, verify
 from nice_attendre.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -26,6 +26,7 @@ def test_the_round_robin_balancer_fails_as_the_readme_shows() -> None:
 
 def test_the_fixed_balancer_passes_from_pytest() -> None:
     result = verify(APP, topology="star:4", scenario=SCENARIO, properties=[AFFINITY, "no-black-holes"])
+    assert_holds(result)  # as the README writes it
     assert result.ok and result.complete
 
 

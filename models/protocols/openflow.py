@@ -570,6 +570,10 @@ class OpenFlow:
             tx.alert("app-exception", f"{type(app).__name__}.{handler} returned {problem} (handling {what})")
             return
         tx.note(lambda: f"controller: {type(app).__name__}.{handler} handles {what}")
+        if tx.notes is not None:  # narrating a trace: say what the handler changed
+            from nice_attendre.models.app_diff import state_changes
+
+            tx.notes.extend(f"app state: {line}" for line in state_changes(before, state))
         self.dispatch(tx, out.requests, context)
         self.flush(tx)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from nice_attendre import AppLoadError, InputError, ModelError, Trace, UnknownNameError, verify
+from nice_attendre import AppLoadError, InputError, ModelError, Trace, UnknownNameError, assert_holds, verify
 from nice_attendre.apps.route_flow import RouteFlow
 from nice_attendre.cli import main
 from nice_attendre.loading import load_app, parse_options, resolve_app_class
@@ -59,8 +59,12 @@ def test_proactive_without_early_packets_from_the_cli() -> None:
     start = lines.index("VIOLATION 1: no-forgotten-packets (at quiescence)")
     assert lines[start + 1] == f"  {FORGOTTEN_REASON}"
     assert lines[start + 2] == "  trace (12 events):"
-    assert lines[start + 3] == "   1. h1 sends data h1#0 [h1->h2] to s1:1"
-    assert lines[start + 14] == "  12. controller: ProactiveRouting.on_packet_in handles packet-in(s1, port 1, h1#1)"
+    # step 0: the switches join and the app installs its routes (the commands it sent then)
+    assert lines[start + 3] == "   0. initial state:"
+    assert lines[start + 4] == "      controller: ProactiveRouting.on_switch_join handles switch s1 joined"
+    assert lines[start + 5] == "      controller sends flow-mod {eth_dst=h1} -> output:1 to s1"
+    assert lines[start + 13] == "   1. h1 sends data h1#0 [h1->h2] to s1:1"
+    assert lines[start + 24] == "  12. controller: ProactiveRouting.on_packet_in handles packet-in(s1, port 1, h1#1)"
     assert lines[-1] == "FAILED: no-forgotten-packets, delivery"
 
 
@@ -68,8 +72,7 @@ def test_proactive_without_early_packets_from_the_cli() -> None:
 
 def test_readme_three_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the README's relative path, from the repository root
-    result = verify("examples/proactive.py:ProactiveRouting", topology="linear:3", packets=2)
-    assert result.ok
+    assert_holds(verify("examples/proactive.py:ProactiveRouting", topology="linear:3", packets=2))
 
 
 def test_proactive_from_python_matches_the_cli() -> None:

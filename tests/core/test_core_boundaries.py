@@ -25,8 +25,10 @@ PACKAGES = {
 # The front end may import everything: it builds networks from names. Name new front-end
 # modules `*_cmd.py`, or list them here. (commands.py: the compare and bench commands;
 # compare.py: verification under several protocols; resume.py: checkpoints of a network run;
+# headers.py: a report's header; trace_format.py: saved traces; replay.py: replaying them;
 # each says "front end" in its docstring.)
-FRONT_END = {"api.py", "cli.py", "loading.py", "delay_cmd.py", "commands.py", "compare.py", "resume.py"}
+FRONT_END = {"api.py", "cli.py", "loading.py", "delay_cmd.py", "commands.py", "compare.py", "resume.py",
+             "headers.py", "trace_format.py", "replay.py"}
 
 OPENFLOW = ("nice_attendre.models", "nice_attendre.apps", "nice_attendre.properties",
             "models", "apps", "properties")

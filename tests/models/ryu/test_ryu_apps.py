@@ -80,17 +80,20 @@ def test_forgetful_learning_switch_10_leaves_a_buffered_frame_behind() -> None:
         "   1. h1 sends data h1#0 [h1->h2] to s1:1",
         "   2. s1: table miss for data h1#0 [h1->h2] from port 1; buffered, packet-in sent",
         "   3. controller: ForgetfulLearningSwitch10.on_packet_in handles packet-in(s1, port 1, h1#0)",
+        "      app state: port_of += {1: {'00:00:00:00:00:01': 1}}",
         "      controller sends packet-out -> flood to s1",
         "   4. s1 applies flood to buffered data h1#0 [h1->h2]",
         "      s1 sends data h1#0 [h1->h2] out of port 2 to s2:1",
         "   5. s2: table miss for data h1#0 [h1->h2] from port 1; buffered, packet-in sent",
         "   6. controller: ForgetfulLearningSwitch10.on_packet_in handles packet-in(s2, port 1, h1#0)",
+        "      app state: port_of += {2: {'00:00:00:00:00:01': 1}}",
         "      controller sends packet-out -> flood to s2",
         "   7. s2 applies flood to buffered data h1#0 [h1->h2]",
         "      s2 sends data h1#0 [h1->h2] out of port 2 to h2",
         "   8. h2 receives data h1#0 [h1->h2] and answers with reply h2#0 [h2->h1] to s2:2",
         "   9. s2: table miss for reply h2#0 [h2->h1] from port 2; buffered, packet-in sent",
         "  10. controller: ForgetfulLearningSwitch10.on_packet_in handles packet-in(s2, port 2, h2#0)",
+        "      app state: port_of[2] += {'00:00:00:00:00:02': 2}",
         "      controller sends flow-mod {in_port=2, eth_dst=h1, eth_src=h2} -> output:1 to s2",
         "  11. s2 installs [prio 32768 {in_port=2, eth_dst=h1, eth_src=h2} -> output:1]",
         "",
@@ -103,14 +106,18 @@ def test_buffering_learning_switch_13_leaves_buffered_copies_behind() -> None:
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
     start = lines.index("VIOLATION 1: no-forgotten-packets (at quiescence)")
-    assert lines[start + 1:start + 9] == [
+    assert lines[start + 1:start + 13] == [
         "  s1 still holds data h1#0 [h1->h2]; s1 still holds reply h2#0 [h2->h1]",
         "  trace (11 events):",
+        "   0. initial state:",
+        "      controller: BufferingLearningSwitch13.on_switch_join handles switch s1 joined",
+        "      controller sends flow-mod {*} -> controller(buffered) to s1",
         "   1. h1 sends data h1#0 [h1->h2] to s1:1",
         "   2. s1 installs [prio 0 {*} -> controller(buffered)]",
         "   3. s1: h1#0 from port 1 matches [prio 0 {*} -> controller(buffered)]",
         "      s1 sends h1#0 to the controller (buffered, the packet-in carries its buffer id)",
         "   4. controller: BufferingLearningSwitch13.on_packet_in handles packet-in(s1, port 1, h1#0)",
+        "      app state: port_of += {1: {'00:00:00:00:00:01': 1}}",
         "      controller sends packet-out -> flood to s1",
     ]
     assert "   5. s1 applies flood to data h1#0 [h1->h2] (carried by the packet-out)" in lines

@@ -1,0 +1,244 @@
+"""Breadth-first search: the same checks as :func:`nice_attendre.checker.dfs`, level by
+level, so that every counterexample it reports is a shortest one (``--shortest``).
+
+Counts. A complete breadth-first search applies every enabled event of every unique state
+once, like the depth-first one, so ``transitions``, ``unique_states`` and ``revisits`` are
+the same (DESIGN.md section 2). ``max_depth`` differs in meaning: here it is the deepest
+breadth-first level reached (the length of the longest *shortest* path), where the
+depth-first search reports its deepest stack. A search stopped at its first violation
+reports the transitions made until then, which differ from a depth-first search's only
+because the two stop at different moments.
+
+Traces. Each stored state remembers the state it was first reached from and the event
+(a parent pointer, keyed like the visited set: the state, or its 64-bit fingerprint with
+``fingerprint``); a trace is rebuilt by walking the pointers back and applying the events
+again from the initial state. A state is checked when it is first reached, which in
+breadth-first order is by a path of the fewest events: the first violation reported is at
+the smallest depth where any violation exists.
+"""
+from __future__ import annotations
+
+import math
+import signal
+import time
+from collections import deque
+from typing import Any, Hashable, Iterable, Sequence
+
+from nice_attendre.checker import Limits, Progress, ProgressCallback
+from nice_attendre.errors import StopRequest
+from nice_attendre.fingerprint import fingerprint_functions
+from nice_attendre.property import Expectation, Metric, Property
+from nice_attendre.result import Discovery, Result, Stats
+from nice_attendre.system import System
+from nice_attendre.trace import Step, Trace
+from nice_attendre.visited import collision_probability
+from nice_attendre.watchdog import CallGuard, Watchdog
+
+_CHECK_EVERY = 1024  # transitions between clock reads (a power of two)
+
+
+def bfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (), *,
+        limits: Limits = Limits(), keep_going: bool = False, fingerprint: bool = False,
+        metrics: Iterable[Metric] = (), progress: ProgressCallback | None = None,
+        progress_interval: float = 0.5, watchdog: Watchdog | None = None) -> Result:
+    """Explore every state reachable in ``system`` breadth-first; check ``properties``.
+
+    The contract is :func:`nice_attendre.checker.dfs`'s (limits, ``keep_going``, metrics,
+    the watchdog, a clean stop on Ctrl-C), except that there are no checkpoints, traces are
+    shortest paths and ``max_depth`` is the deepest level (see the module docstring). With
+    ``fingerprint`` the parent pointers are keyed by 64-bit fingerprints (a plain dict: less
+    memory than states, more than the depth-first search's compact table).
+    """
+    if watchdog is None:
+        guard = getattr(system, "guard", None)
+        with Watchdog(guard=guard if isinstance(guard, CallGuard) else None, max_seconds=limits.max_seconds,
+                      max_memory=limits.max_memory) as own:
+            return _bfs(system, tuple(properties), limits, keep_going, fingerprint, tuple(metrics), progress,
+                        progress_interval, own)
+    return _bfs(system, tuple(properties), limits, keep_going, fingerprint, tuple(metrics), progress,
+                progress_interval, watchdog)
+
+
+def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits: Limits, keep_going: bool,
+         fingerprint: bool, metric_list: tuple[Metric, ...], progress: ProgressCallback | None,
+         progress_interval: float, watchdog: Watchdog) -> Result:
+    always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
+    at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
+    on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
+    sometimes = [p for p in props if p.expectation is Expectation.SOMETIMES]
+    metric_ranges: dict[str, tuple[int, int]] = {}
+    discoveries: list[Discovery] = []
+    violated: set[str] = set()
+    # key -> (parent key, event); an initial state's parent is None.
+    parents: dict[Any, tuple[Any, Any] | None] = {}
+    initial_of: dict[Any, Any] = {}  # key of an initial state -> the state
+    transitions = revisits = max_depth = 0
+    depth_cut = False
+    stop_reason: str | None = None
+    signum: int | None = None
+    stop_at: list[float] = [math.inf if limits.max_transitions is None else limits.max_transitions]
+    max_states = limits.max_states
+    depth_limit = limits.max_depth
+    enabled = system.enabled
+    apply = system.apply
+    if fingerprint:
+        fingerprint_of, step = fingerprint_functions(system)
+    start = time.monotonic()
+    next_progress = start + progress_interval
+
+    def trace_to(key: Any, final_event: Any = None, final_state: Any = None) -> Trace:
+        """The path to ``key`` (then ``final_event`` into ``final_state``), replayed."""
+        events: list[Any] = []
+        while parents[key] is not None:
+            key, event = parents[key]  # type: ignore[misc]
+            events.append(event)
+        events.reverse()
+        state = initial = initial_of[key]
+        steps = []
+        for event in events:
+            state = apply(state, event)
+            steps.append(Step(event, state))
+        if final_event is not None:
+            steps.append(Step(final_event, final_state))
+        return Trace(initial, tuple(steps))
+
+    def record(prop: Property, trace: Trace, state: Any) -> None:
+        discoveries.append(Discovery(prop.name, prop.expectation, trace, prop.why(state)))
+        violated.add(prop.name)
+
+    def check_state(state: Any, key: Any) -> tuple[bool, Sequence[Any] | None]:
+        bad = False
+        for prop in always:
+            if not prop.holds(state):
+                if prop.name not in violated or keep_going:
+                    record(prop, trace_to(key), state)
+                bad = True
+        for prop in list(sometimes):
+            if prop.holds(state):
+                sometimes.remove(prop)
+        if bad:
+            return True, None
+        events = enabled(state)
+        if not events:
+            for prop in at_end:
+                if not prop.holds(state):
+                    if prop.name not in violated or keep_going:
+                        record(prop, trace_to(key), state)
+                    bad = True
+            for metric in metric_list:
+                value = metric.value(state)
+                low, high = metric_ranges.get(metric.name, (value, value))
+                metric_ranges[metric.name] = (min(low, value), max(high, value))
+        return bad, events
+
+    # A frontier entry: (state, its key, its enabled events, its depth).
+    frontier: deque[tuple[Any, Any, Sequence[Any], int]] = deque()
+    watchdog.bind(stop_at)
+    try:
+        for initial in system.initial_states():
+            key = fingerprint_of(initial) if fingerprint else initial
+            if key in parents:
+                continue
+            parents[key] = None
+            initial_of[key] = initial
+            bad, events = check_state(initial, key)
+            if bad and not keep_going:
+                stop_reason = "violation"
+                break
+            if events:
+                if depth_limit is not None and depth_limit == 0:
+                    depth_cut = True
+                else:
+                    frontier.append((initial, key, events, 0))
+            if max_states is not None and len(parents) >= max_states:
+                stop_reason = "max-states"
+                break
+        while frontier and stop_reason is None:
+            state, key, events, depth = frontier[0]
+            index = 0
+            # The events of one state, applied in order; ``frontier[0]`` is dropped once all were.
+            while index < len(events):
+                if transitions >= stop_at[0]:
+                    stop_reason = watchdog.reason or "max-transitions"
+                    signum = watchdog.signum
+                    break
+                event = events[index]
+                index += 1
+                if fingerprint:
+                    new, new_key = step(state, key, event)
+                else:
+                    new = new_key = apply(state, event)
+                transitions += 1
+                if on_step:
+                    failed = [p for p in on_step if not p.holds(state, event, new)]
+                    for prop in failed:
+                        if prop.name not in violated or keep_going:
+                            record(prop, trace_to(key, event, new), new)
+                    if failed:
+                        if not keep_going:
+                            stop_reason = "violation"
+                            break
+                        continue
+                if new_key in parents:
+                    revisits += 1
+                else:
+                    parents[new_key] = (key, event)
+                    level = depth + 1
+                    if level > max_depth:
+                        max_depth = level
+                    bad, next_events = check_state(new, new_key)
+                    if bad and not keep_going:
+                        stop_reason = "violation"
+                        break
+                    if next_events:
+                        if depth_limit is not None and level >= depth_limit:
+                            depth_cut = True
+                        else:
+                            frontier.append((new, new_key, next_events, level))
+                    if max_states is not None and len(parents) >= max_states:
+                        stop_reason = "max-states"
+                        break
+                if not transitions & (_CHECK_EVERY - 1):
+                    now = time.monotonic()
+                    watchdog.poll(now)
+                    if progress is not None and now >= next_progress:
+                        next_progress = now + progress_interval
+                        progress(Progress(transitions, len(parents), depth, max_depth, now - start))
+            if stop_reason is not None:
+                break
+            frontier.popleft()
+    except StopRequest as exc:
+        stop_reason, signum = exc.reason, exc.signum
+    except KeyboardInterrupt as exc:
+        stop_reason, signum = "interrupted", getattr(exc, "signum", signal.SIGINT)
+    except MemoryError:
+        stop_reason = "out-of-memory"
+    finally:
+        watchdog.unbind()
+
+    if stop_reason is None and depth_cut:
+        stop_reason = "max-depth"
+    if stop_reason is None:
+        for prop in sometimes:
+            discoveries.append(Discovery(prop.name, prop.expectation, None, "no reachable state satisfies it"))
+    unique_states = len(parents)
+    stats = Stats(transitions, unique_states, revisits, max_depth, time.monotonic() - start)
+    collision = collision_probability(unique_states, unique_states + revisits) if fingerprint else None
+    return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metric_ranges, signal=signum,
+                  collision_probability=collision)
+
+
+def check_shortest(workers: int, engine: str, resume: Any, checkpoint: Any) -> None:
+    """Raise :class:`~nice_attendre.errors.InputError` for options ``--shortest`` cannot
+    combine with: several workers or Ray (already breadth-first, their traces are shortest
+    paths too, but they are another search), a resumed or checkpointed search (checkpoints
+    are the depth-first search's)."""
+    from nice_attendre.errors import InputError
+
+    if workers > 1 or engine != "processes":
+        raise InputError("--shortest is a one-process breadth-first search: drop --workers/--engine "
+                         "(a partitioned search is breadth-first already)")
+    if resume is not None or checkpoint is not None:
+        raise InputError("--shortest cannot be combined with --resume or --checkpoint "
+                         "(checkpoints are for the depth-first search)")
+

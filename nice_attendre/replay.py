@@ -1,0 +1,156 @@
+"""Replaying a saved trace (``nice-attendre replay trace.json``) against the app as it is now
+(front end: it rebuilds networks from names).
+
+:func:`load_document` reads and checks a file written by ``verify --trace-format json``
+(see :mod:`nice_attendre.trace_format` for the schema); :func:`replay_document` rebuilds the
+network from its ``build`` options, decodes the events and applies them one by one from the
+initial state. The outcome says either that the trace reproduces the violation, or exactly
+where it leaves the recorded path:
+
+* ``reproduced``: every event was enabled where recorded, every state has the recorded
+  fingerprint, and the property is violated at the end (or at an earlier step);
+* ``diverged``: an event is not enabled where the trace takes it; or a state differs from
+  the recorded one (its stable fingerprint; the app or the model changed: "step 7 leads to
+  a different state"); or the whole trace replays and the property now holds.
+
+Bad input (not JSON, another format or version, missing fields, an unknown app or event)
+raises :class:`~nice_attendre.models.event_codec.TraceFormatError` or another
+:class:`~nice_attendre.errors.InputError`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nice_attendre.errors import InputError
+from nice_attendre.property import Expectation
+from nice_attendre.trace_format import BUILD_KEYS, FORMAT, VERSION
+
+
+class TraceFileError(InputError):
+    """A saved trace file cannot be used (unreadable, not JSON, wrong format or version)."""
+
+
+@dataclass(frozen=True)
+class ReplayOutcome:
+    """What replaying a saved trace gave.
+
+    ``kind`` is ``reproduced`` or ``diverged``; ``step`` is the step (1-based; 0 for the
+    initial state) where the property was violated or where the replay diverged; ``message``
+    is the one-line verdict; ``lines`` narrate the steps replayed (as the reports do).
+    """
+
+    kind: str
+    step: int
+    message: str
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def reproduced(self) -> bool:
+        return self.kind == "reproduced"
+
+
+def load_document(path: Path) -> dict[str, Any]:
+    """The saved trace in ``path``, checked for format, version and required fields."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TraceFileError(f"cannot read trace {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise TraceFileError(f"trace {str(path)!r} is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TraceFileError(f"trace {str(path)!r} is not JSON ({exc.msg} at line {exc.lineno})") from None
+    return check_document(data, str(path))
+
+
+def check_document(data: Any, where: str = "trace") -> dict[str, Any]:
+    """``data`` if it is a version-1 saved trace with every required field, else
+    :class:`TraceFileError`."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise TraceFileError(f"{where} is not a nice-attendre trace (no \"format\": \"{FORMAT}\"); "
+                             "write one with verify --trace-format json --trace-out FILE")
+    if data.get("version") != VERSION:
+        raise TraceFileError(f"{where}: trace format version {data.get('version')!r} is not supported "
+                             f"(this nice-attendre reads version {VERSION})")
+    for key, kind in (("build", dict), ("property", str), ("events", list), ("fingerprints", list)):
+        if not isinstance(data.get(key), kind):
+            raise TraceFileError(f"{where}: field {key!r} is missing or not a {kind.__name__}")
+    if not isinstance(data["build"].get("app"), str):
+        raise TraceFileError(f"{where}: build.app is missing or not a string")
+    unknown = sorted(set(data["build"]) - set(BUILD_KEYS))
+    if unknown:
+        raise TraceFileError(f"{where}: unknown build option {unknown[0]!r}")
+    if len(data["fingerprints"]) != len(data["events"]) + 1:
+        raise TraceFileError(f"{where}: {len(data['fingerprints'])} fingerprints for {len(data['events'])} events "
+                             "(expected one more than the events)")
+    return data
+
+
+def _fingerprint(net: Any, state: Any) -> str:
+    return f"{net.fingerprint(state):016x}"
+
+
+def replay_document(data: dict[str, Any]) -> ReplayOutcome:
+    """Rebuild the network of saved trace ``data`` and replay its events (see the module
+    docstring). ``data`` must have passed :func:`check_document`."""
+    from nice_attendre.api import build
+    from nice_attendre.models.event_codec import decode_event
+
+    options = {key: value for key, value in data["build"].items() if value is not None}
+    app = options.pop("app")
+    run = build(app, **options)
+    net = run.network
+    wanted = [p for p in run.properties if p.name == data["property"]]
+    if not wanted:
+        raise TraceFileError(f"the trace's property {data['property']!r} is not checked in the rebuilt run "
+                             f"(checked: {', '.join(p.name for p in run.properties)})")
+    prop = wanted[0]
+    types = net.event_types()
+    events = [decode_event(item, types, f"event {index}") for index, item in enumerate(data["events"], start=1)]
+    recorded = data["fingerprints"]
+    narration = data.get("narration") if isinstance(data.get("narration"), list) else None
+    lines: list[str] = []
+    state = net.initial_states()[0]
+    width = len(str(len(events)))
+    if _fingerprint(net, state) != recorded[0]:
+        return ReplayOutcome("diverged", 0, "the app changed: the initial state (after the switches joined) "
+                             "differs from the recorded one", lines)
+    if _violated(prop, net, state, None, None):
+        return ReplayOutcome("reproduced", 0, f"trace reproduced: property {prop.name} violated in the "
+                             "initial state", lines)
+    for number, event in enumerate(events, start=1):
+        enabled = net.enabled(state)
+        if event not in enabled:
+            shown = ", ".join(f"`{e}`" for e in enabled) or "nothing (the network is quiescent)"
+            return ReplayOutcome("diverged", number, f"step {number}: event `{event}` is not enabled here; "
+                                 f"enabled: {shown}", lines)
+        new, said = net.narrate(state, event)
+        said = said or [str(event)]
+        lines.append(f"  {number:>{width}}. {said[0]}")
+        lines.extend(f"  {'':>{width}}  {line}" for line in said[1:])
+        if _fingerprint(net, new) != recorded[number]:
+            was = narration[number - 1] if narration is not None and number - 1 < len(narration) else None
+            detail = f" (recorded: {'; '.join(map(str, was))})" if isinstance(was, list) and was else ""
+            return ReplayOutcome("diverged", number, f"the app changed: step {number} (`{event}`) leads to a "
+                                 f"different state than recorded{detail}", lines)
+        if _violated(prop, net, new, state, event):
+            return ReplayOutcome("reproduced", number, f"trace reproduced: property {prop.name} violated at "
+                                 f"step {number}", lines)
+        state = new
+    return ReplayOutcome("diverged", len(events), f"the property {prop.name} now holds: all {len(events)} "
+                         "events replay but the end state does not violate it", lines)
+
+
+def _violated(prop: Any, net: Any, state: Any, before: Any, event: Any) -> bool:
+    """Whether ``state`` (reached from ``before`` by ``event``) violates ``prop``."""
+    if prop.expectation is Expectation.ALWAYS:
+        return not prop.holds(state)
+    if prop.expectation is Expectation.AT_QUIESCENCE:
+        return not net.enabled(state) and not prop.holds(state)
+    if prop.expectation is Expectation.TRANSITION:
+        return event is not None and not prop.holds(before, event, state)
+    return False

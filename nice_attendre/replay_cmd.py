@@ -1,0 +1,39 @@
+"""``nice-attendre replay TRACE.json``: replay a saved trace against the app as it is now
+(registered on the main group in :mod:`nice_attendre.cli`; the work is
+:mod:`nice_attendre.replay`).
+
+Exit status: 1 the trace reproduces the violation; 4 it diverges (an event is no longer
+enabled, a state differs from the recorded one, or the property now holds); 2 bad input (a
+malformed trace file, another version, an unknown app).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from nice_attendre.exit_codes import EXIT_CODES_HELP, ExitCode
+from nice_attendre.report import printable
+
+
+@click.command(epilog=EXIT_CODES_HELP)
+@click.argument("trace_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--quiet", "-q", is_flag=True, help="Print only the verdict line, not the replayed steps.")
+def replay(trace_file: Path, quiet: bool) -> None:
+    """Rebuild the network a saved trace (verify --trace-format json --trace-out FILE) came
+    from and apply its events again, one by one: say whether it still reproduces the
+    violation, or exactly where it diverges.
+    """
+    from nice_attendre.replay import load_document, replay_document
+
+    data = load_document(trace_file)
+    outcome = replay_document(data)
+    click.echo(printable(f"  replaying     {trace_file}: {data.get('app', data['build']['app'])} under "
+                         f"{data.get('protocol', data['build'].get('protocol'))}, {len(data['events'])} events, "
+                         f"property {data['property']}"))
+    if not quiet:
+        for line in outcome.lines:
+            click.echo(printable(line))
+    click.echo(printable(outcome.message))
+    sys.exit(int(ExitCode.VIOLATION if outcome.reproduced else ExitCode.NONDETERMINISTIC))
