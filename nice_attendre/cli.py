@@ -75,6 +75,35 @@ class _Group(click.Group):
             for signum, handler in saved.items():
                 signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
 
+    #: Commands imported on first use: name -> (loader returning the command, the text
+    #: ``--help`` lists for it), so that ``--help`` does not import their modules.
+    lazy: dict[str, tuple[Callable[[], click.Command], str]] = {}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, importing a lazy one's module on first use."""
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            self.add_command(self.lazy[cmd_name][0](), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help``, as click writes it, without importing lazy commands."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            command = self.commands.get(name)
+            if command is None:
+                rows.append((name, click.utils.make_default_short_help(self.lazy[name][1], limit)))
+            elif not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
     @staticmethod
     def _fail(ctx: click.Context, line: str, code: int, show_traceback: bool = True) -> NoReturn:
         if show_traceback and ctx.obj and ctx.obj.get("debug"):
@@ -448,20 +477,35 @@ def list_cmd() -> None:
                       "MODULE:FUNCTION, declared with @topology_factory)"))
 
 
-def _register_delay() -> None:
+def _load_delay() -> click.Command:
     from nice_attendre.delay_cmd import delay
 
-    main.add_command(delay)
+    return delay
 
 
-def _register_experiments() -> None:
-    from nice_attendre.commands import bench, compare
+def _load_compare() -> click.Command:
+    from nice_attendre.commands import compare
+
+    return compare
+
+
+def _load_bench() -> click.Command:
+    from nice_attendre.commands import bench
     from nice_attendre.variants_cmd import variants
 
-    main.add_command(compare)
-    main.add_command(bench)
-    bench.add_command(variants)
+    if "variants" not in bench.commands:
+        bench.add_command(variants)
+    return bench
 
 
-_register_delay()
-_register_experiments()
+#: Commands whose modules are imported only when the command runs (or its own --help is
+#: asked for): ``delay`` needs numpy, the experiments the models. name -> (loader, the text
+#: ``--help`` lists; a test checks it against the command's own).
+LAZY_COMMANDS: dict[str, tuple[Callable[[], click.Command], str]] = {
+    "bench": (_load_bench, "Run the paper's experiments as tables (and CSV)."),
+    "compare": (_load_compare, "Verify APP under several protocols and compare the state spaces side by side."),
+    "delay": (_load_delay, "Forwarding delay of a flow's first packet under OpenFlow, OpenFlow-B and Attendre."),
+}
+
+
+main.lazy = LAZY_COMMANDS
