@@ -279,9 +279,12 @@ def _app_options(app_options: tuple[str, ...], bug: str | None) -> dict[str, Any
 
 
 def _progress() -> Any:
+    """The progress callback: a live line on a terminal, else a plain line every
+    :data:`nice_attendre.progress.PLAIN_PROGRESS_SECONDS` seconds (CI logs are not silent)."""
+    from nice_attendre.progress import PlainProgress
     from nice_attendre.report import ProgressLine
 
-    return ProgressLine() if sys.stderr.isatty() else None
+    return ProgressLine() if sys.stderr.isatty() else PlainProgress()
 
 
 def _checkpoint_warning(exc: Exception) -> None:
