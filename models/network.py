@@ -35,6 +35,7 @@ from nice_attendre.models.faults import ControlLoss, Faults, LinkChange, LinkFau
 from nice_attendre.models.hosts import Hosts
 from nice_attendre.models.fingerprints import Fingerprinter
 from nice_attendre.models.intern import Interner
+from nice_attendre.models.memo import MEMO_ENTRIES, ReadTrackingList, TransitionMemo
 from nice_attendre.models.packet import BROADCAST, Packet
 from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import Topology
@@ -154,6 +155,21 @@ class TrackingTx(Tx):
         self.dirty[slot] = None
 
 
+class MemoTx(Tx):
+    """A :class:`Tx` whose slot list records what the transition reads and writes (see
+    :mod:`nice_attendre.models.memo`); ``dirty`` is the written slots, as for :class:`TrackingTx`."""
+
+    __slots__ = ()
+
+    def __init__(self, net: "Network", state: Sequence[int]) -> None:
+        self.net = net
+        self.s = tracked = ReadTrackingList(state)
+        self.notes = None
+        self.outbox = None
+        self.choice = None
+        self.dirty = tracked.written
+
+
 @dataclass(frozen=True)
 class Options:
     """Model options that are configuration.
@@ -170,7 +186,9 @@ class Options:
       different calls interleave at a switch (the paper's type-3 race) and the messages of
       one switch may be handled in any order;
     * ``faults``: budgets of faults to inject, in :data:`nice_attendre.models.faults.KINDS`
-      order (empty or all 0: none; see :mod:`nice_attendre.models.faults`).
+      order (empty or all 0: none; see :mod:`nice_attendre.models.faults`);
+    * ``memo``: how many transitions to memoise (see :mod:`nice_attendre.models.memo`;
+      0: none). It changes the speed only, never a result.
     """
 
     monitors: frozenset[str] = frozenset()
@@ -179,9 +197,12 @@ class Options:
     command_order: str = "fifo"
     threaded_controller: bool = False
     faults: tuple[int, ...] = ()
+    memo: int = MEMO_ENTRIES
 
     def __post_init__(self) -> None:
         check_command_order(self.command_order)
+        if isinstance(self.memo, bool) or not isinstance(self.memo, int) or self.memo < 0:
+            raise InputError(f"memo must be a whole number >= 0, got {self.memo!r}")
         if self.faults and (len(self.faults) != len(FAULT_KINDS) or min(self.faults) < 0):
             raise InputError(f"faults must be {len(FAULT_KINDS)} budgets ({', '.join(FAULT_KINDS)}), "
                              f"got {self.faults!r}")
@@ -251,6 +272,8 @@ class Network:
                                  "an event of the network itself")
             self._handlers[event_class] = handler
         self._initial = self._make_initial()
+        #: Memoised transitions (None: every transition runs its handlers).
+        self.memo = TransitionMemo(options.memo) if options.memo else None
 
     # ---- layout ------------------------------------------------------------------------
 
@@ -413,9 +436,29 @@ class Network:
 
     def apply(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """The state after ``event``; ``state`` is not changed."""
+        if self.memo is not None:
+            return self._apply_memo(state, event)[0]
         tx = Tx(self, state)
         self._handlers[type(event)](tx, event)
         return tuple(tx.s)
+
+    def _apply_memo(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], Any]:
+        """``apply`` through the memo: the new state and the slots written (in write order)."""
+        memo = self.memo
+        writes = memo.lookup(state, event)  # type: ignore[union-attr]
+        if writes is None:
+            tx = MemoTx(self, state)
+            self._handlers[type(event)](tx, event)
+            tracked = tx.s
+            new = tuple(list.__iter__(tracked))
+            if not tracked.opaque and self.slot_alerts not in tracked.written:
+                memo.store(event, tracked.reads,  # type: ignore[union-attr]
+                           tuple((slot, new[slot]) for slot in tracked.written))
+            return new, tracked.written
+        after = list(state)
+        for slot, value in writes:
+            after[slot] = value
+        return tuple(after), [slot for slot, _value in writes]
 
     def narrate(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], list[str]]:
         """Apply ``event`` and say what happened, one line per step (for traces)."""
@@ -436,17 +479,20 @@ class Network:
     def apply_fingerprinted(self, state: tuple[int, ...], fingerprint: int,
                             event: Event) -> tuple[tuple[int, ...], int]:
         """``apply`` and the new state's fingerprint, updated from the slots written only."""
-        tx = TrackingTx(self, state)
-        self._handlers[type(event)](tx, event)
-        new = tuple(tx.s)
+        if self.memo is not None:
+            new, dirty = self._apply_memo(state, event)
+        else:
+            tx = TrackingTx(self, state)
+            self._handlers[type(event)](tx, event)
+            new, dirty = tuple(tx.s), tx.dirty
         weights = self._fingerprints.weights
         updated = fingerprint
         try:
-            for slot in tx.dirty:
+            for slot in dirty:
                 table = weights[slot]
                 updated += table[new[slot]] - table[state[slot]]
         except KeyError:  # a component not yet met in that slot: the slow path
-            return new, self._fingerprints.update(fingerprint, state, new, tx.dirty)
+            return new, self._fingerprints.update(fingerprint, state, new, dirty)
         return new, updated & 0xFFFFFFFFFFFFFFFF
 
     def state_codec(self) -> Any:

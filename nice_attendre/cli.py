@@ -335,6 +335,9 @@ def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: 
               help="Seconds between periodic checkpoints.")
 @click.option("--resume", "resume_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Continue the search saved in FILE by --checkpoint (same app, topology and options).")
+@click.option("--no-memo", is_flag=True,
+              help="Run every transition's handlers instead of replaying memoised ones (slower; the same "
+                   "results).")
 @click.pass_context
 def verify(ctx: click.Context, app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
            scenario_file: str | None, sender: str | None,
@@ -344,7 +347,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            faults: tuple[str, ...], threaded_controller: bool, command_order: str, keep_going: bool,
            fingerprint: bool, workers: int, engine: str, address: str | None,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
-           checkpoint_every: float, resume_path: Path | None) -> None:
+           checkpoint_every: float, resume_path: Path | None, no_memo: bool) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
@@ -375,7 +378,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         options = dict(topology=topology, protocol=protocol, **traffic, properties=list(properties) or None,
                        app_options=_app_options(app_options, bug), sender=sender, receiver=receiver,
                        count_load=count_load, threaded_controller=threaded_controller,
-                       command_order=command_order, faults=parse_budgets(faults) or None)
+                       command_order=command_order, faults=parse_budgets(faults) or None,
+                       **({"memo": False} if no_memo else {}))
         try:
             run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
         except StopRequest as stop:  # a limit reached while importing the app or building the network
@@ -412,6 +416,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
             where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
             header.append(("search", f"partitioned over {where}, breadth-first (max depth: the longest "
                                      "shortest path; traces: shortest paths)"))
+        if no_memo:
+            header.append(("memo", "off (--no-memo)"))
         if resume_path is not None:
             header.append(("resumed from", str(resume_path)))
         if checkpoint_path is not None:
