@@ -82,17 +82,16 @@ class TransitionMemo:
 
     ``lookup`` returns stored writes valid in ``state`` or None; ``store`` records a
     transition just computed. At most ``capacity`` transitions are held (then all are
-    dropped); ``hits`` and ``misses`` count lookups.
+    dropped); ``misses`` counts the lookups that found nothing.
     """
 
-    __slots__ = ("capacity", "size", "hits", "misses", "_table")
+    __slots__ = ("capacity", "size", "misses", "_table")
 
     def __init__(self, capacity: int = MEMO_ENTRIES) -> None:
         if capacity < 1:
             raise ValueError(f"capacity must be positive, got {capacity}")
         self.capacity = capacity
         self.size = 0
-        self.hits = 0
         self.misses = 0
         # id(event) -> (event, [(slots read, their getter, {ids read: writes})])
         self._table: dict[int, tuple[Any, list[tuple[tuple[int, ...], Callable[[Sequence[int]], Any],
@@ -105,7 +104,6 @@ class TransitionMemo:
             for _slots, getter, by_reads in entry[1]:
                 writes = by_reads.get(getter(state))
                 if writes is not None:
-                    self.hits += 1
                     return writes
         self.misses += 1
         return None

@@ -436,29 +436,40 @@ class Network:
 
     def apply(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """The state after ``event``; ``state`` is not changed."""
-        if self.memo is not None:
-            return self._apply_memo(state, event)[0]
+        memo = self.memo
+        if memo is not None:
+            writes = memo.lookup(state, event)
+            if writes is None:
+                return self._apply_and_store(state, event)[0]
+            after = list(state)
+            for slot, value in writes:
+                after[slot] = value
+            return tuple(after)
         tx = Tx(self, state)
         self._handlers[type(event)](tx, event)
         return tuple(tx.s)
 
     def _apply_memo(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], Any]:
         """``apply`` through the memo: the new state and the slots written (in write order)."""
-        memo = self.memo
-        writes = memo.lookup(state, event)  # type: ignore[union-attr]
+        writes = self.memo.lookup(state, event)  # type: ignore[union-attr]
         if writes is None:
-            tx = MemoTx(self, state)
-            self._handlers[type(event)](tx, event)
-            tracked = tx.s
-            new = tuple(list.__iter__(tracked))
-            if not tracked.opaque and self.slot_alerts not in tracked.written:
-                memo.store(event, tracked.reads,  # type: ignore[union-attr]
-                           tuple((slot, new[slot]) for slot in tracked.written))
-            return new, tracked.written
+            return self._apply_and_store(state, event)
         after = list(state)
         for slot, value in writes:
             after[slot] = value
         return tuple(after), [slot for slot, _value in writes]
+
+    def _apply_and_store(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], dict[int, None]]:
+        """Run ``event``'s handlers, tracking reads and writes, and store the transition in the
+        memo unless it may not be replayed (see :mod:`nice_attendre.models.memo`)."""
+        tx = MemoTx(self, state)
+        self._handlers[type(event)](tx, event)
+        tracked = tx.s
+        new = tuple(list.__iter__(tracked))
+        if not tracked.opaque and self.slot_alerts not in tracked.written:
+            self.memo.store(event, tracked.reads,  # type: ignore[union-attr]
+                            tuple((slot, new[slot]) for slot in tracked.written))
+        return new, tracked.written
 
     def narrate(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], list[str]]:
         """Apply ``event`` and say what happened, one line per step (for traces)."""

@@ -81,8 +81,8 @@ def test_the_memo_changes_no_result(app: str, topology: str, packets: int, proto
     memo = verify(app, **options)
     assert outcome(memo) == outcome(plain)
     table = memo.system.memo
-    assert table is not None and table.hits + table.misses == memo.stats.transitions
-    assert table.hits > 0 or memo.stats.transitions < 100
+    assert table is not None and table.misses <= memo.stats.transitions
+    assert table.misses < memo.stats.transitions or memo.stats.transitions < 100
     assert plain.system.memo is None
     tiny = verify(app, memo=7, **options)  # emptied every 7 stored transitions
     assert outcome(tiny) == outcome(plain)
