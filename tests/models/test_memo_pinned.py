@@ -138,3 +138,13 @@ def test_no_memo_on_the_command_line() -> None:
     assert "memo           off (--no-memo)" in plain.stdout and "memo" not in memo.stdout
     counts = [line for line in memo.stdout.splitlines() if line.startswith(("  transitions", "  unique"))]
     assert counts and all(line in plain.stdout for line in counts)
+
+
+def test_a_search_saved_with_the_memo_resumes_without_it(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "run.ckpt"
+    options = dict(topology="linear:3", packets=2)
+    whole = verify("route-flow", memo=False, **options)
+    first = verify("route-flow", max_transitions=5000, checkpoint=checkpoint, **options)
+    assert not first.complete
+    rest = verify("route-flow", memo=False, resume=checkpoint, **options)
+    assert rest.complete and rest.stats.counts()[:3] == whole.stats.counts()[:3]
