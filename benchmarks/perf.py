@@ -9,6 +9,14 @@ stored (it includes the interned components, the visited set and the search stac
     python benchmarks/perf.py --only openflow-linear5-2pkt --json out.json
     python benchmarks/perf.py --only ryu-switch10-linear5-4pkt --only native-switch-linear5-4pkt
 
+Before/after in one run: ``--python LABEL=PATH`` adds an interpreter (e.g. another checkout's
+venv: its own nice_attendre is measured) and ``--no-memo`` this checkout without memoised
+transitions; each scenario then runs under every configuration back to back, and the
+transitions/s are also given relative to the first configuration:
+
+    python benchmarks/perf.py --only openflow-linear5-2pkt --only mac-learning-linear1-4pkt \
+        --python main=/work/main/.venv/bin/python --no-memo
+
 This is a benchmark, not a test: figures vary with the machine and its load; compare
 ratios within one run.
 """
@@ -45,13 +53,14 @@ def _peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
 
 
-def run_one(name: str) -> dict:
-    """Run scenario ``name`` in this process and measure it."""
+def run_one(name: str, memo: bool = True) -> dict:
+    """Run scenario ``name`` in this process and measure it (``memo=False``: without
+    memoised transitions; a checkout without them ignores it)."""
     from nice_attendre.api import build
     from nice_attendre.checker import Limits, dfs
 
     app, topology, packets, protocol, extra, cap = SCENARIOS[name]
-    run = build(app, topology=topology, packets=packets, protocol=protocol, **extra)
+    run = build(app, topology=topology, packets=packets, protocol=protocol, **extra, **({} if memo else {"memo": False}))
     before = _peak_rss_bytes()
     started = time.perf_counter()
     result = dfs(run.network, run.properties, limits=Limits(max_transitions=cap))
@@ -74,20 +83,37 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", choices=sorted(SCENARIOS), help="run only this scenario")
     parser.add_argument("--json", help="write the measurements to this file")
+    parser.add_argument("--python", action="append", default=[], metavar="LABEL=PATH",
+                        help="also run every scenario with this interpreter (its own nice_attendre)")
+    parser.add_argument("--no-memo", action="store_true", help="also run every scenario without memoised transitions")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--child-no-memo", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(run_one(args.child)))
+        print(json.dumps(run_one(args.child, memo=not args.child_no_memo)))
         return 0
+    configs = [("this", sys.executable, [])]
+    for item in args.python:
+        label, _, path = item.partition("=")
+        configs.append((label, path, []))
+    if args.no_memo:
+        configs.append(("no-memo", sys.executable, ["--child-no-memo"]))
     rows = []
-    print(f"{'scenario':<26} {'transitions':>12} {'states':>10} {'seconds':>8} {'trans/s':>10} {'bytes/state':>12}"
-          "  complete")
+    print(f"{'scenario':<26} {'config':<8} {'transitions':>12} {'states':>10} {'seconds':>8} {'trans/s':>10} "
+          f"{'vs first':>8} {'bytes/state':>12}  complete")
     for name in args.only or list(SCENARIOS):
-        out = subprocess.run([sys.executable, __file__, "--child", name], check=True, capture_output=True, text=True)
-        row = json.loads(out.stdout)
-        rows.append(row)
-        print(f"{name:<26} {row['transitions']:>12,} {row['unique_states']:>10,} {row['seconds']:>8.1f} "
-              f"{row['transitions_per_second']:>10,} {row['bytes_per_state']:>12,.0f}  {row['complete']}")
+        first = None
+        for label, python, flags in configs:
+            out = subprocess.run([python, __file__, "--child", name, *flags], check=True, capture_output=True,
+                                 text=True)
+            row = json.loads(out.stdout)
+            row["config"] = label
+            rows.append(row)
+            first = first or row["transitions_per_second"]
+            print(f"{name:<26} {label:<8} {row['transitions']:>12,} {row['unique_states']:>10,} "
+                  f"{row['seconds']:>8.1f} {row['transitions_per_second']:>10,} "
+                  f"{row['transitions_per_second'] / first:>7.2f}x {row['bytes_per_state']:>12,.0f}  "
+                  f"{row['complete']}")
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(rows, handle, indent=2)

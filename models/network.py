@@ -22,6 +22,8 @@ tuple of slot ids and rebuilds only the slots it changes (structural sharing).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
+from operator import itemgetter
 from typing import Any, Callable, Mapping, Sequence
 
 from nice_attendre.errors import CallTimeout, InputError, ModelError
@@ -35,6 +37,7 @@ from nice_attendre.models.faults import ControlLoss, Faults, LinkChange, LinkFau
 from nice_attendre.models.hosts import Hosts
 from nice_attendre.models.fingerprints import Fingerprinter
 from nice_attendre.models.intern import Interner
+from nice_attendre.models.memo import MEMO_ENTRIES, ReadTrackingList, TransitionMemo
 from nice_attendre.models.packet import BROADCAST, Packet
 from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import Topology
@@ -154,6 +157,21 @@ class TrackingTx(Tx):
         self.dirty[slot] = None
 
 
+class MemoTx(Tx):
+    """A :class:`Tx` whose slot list records what the transition reads and writes (see
+    :mod:`nice_attendre.models.memo`); ``dirty`` is the written slots, as for :class:`TrackingTx`."""
+
+    __slots__ = ()
+
+    def __init__(self, net: "Network", state: Sequence[int]) -> None:
+        self.net = net
+        self.s = tracked = ReadTrackingList(state)
+        self.notes = None
+        self.outbox = None
+        self.choice = None
+        self.dirty = tracked.written
+
+
 @dataclass(frozen=True)
 class Options:
     """Model options that are configuration.
@@ -170,7 +188,9 @@ class Options:
       different calls interleave at a switch (the paper's type-3 race) and the messages of
       one switch may be handled in any order;
     * ``faults``: budgets of faults to inject, in :data:`nice_attendre.models.faults.KINDS`
-      order (empty or all 0: none; see :mod:`nice_attendre.models.faults`).
+      order (empty or all 0: none; see :mod:`nice_attendre.models.faults`);
+    * ``memo``: how many transitions to memoise (see :mod:`nice_attendre.models.memo`;
+      0: none). It changes the speed only, never a result.
     """
 
     monitors: frozenset[str] = frozenset()
@@ -179,9 +199,12 @@ class Options:
     command_order: str = "fifo"
     threaded_controller: bool = False
     faults: tuple[int, ...] = ()
+    memo: int = MEMO_ENTRIES
 
     def __post_init__(self) -> None:
         check_command_order(self.command_order)
+        if isinstance(self.memo, bool) or not isinstance(self.memo, int) or self.memo < 0:
+            raise InputError(f"memo must be a whole number >= 0, got {self.memo!r}")
         if self.faults and (len(self.faults) != len(FAULT_KINDS) or min(self.faults) < 0):
             raise InputError(f"faults must be {len(FAULT_KINDS)} budgets ({', '.join(FAULT_KINDS)}), "
                              f"got {self.faults!r}")
@@ -253,6 +276,8 @@ class Network:
         #: What happened while the initial state was built (switch joins), for traces.
         self._initial_notes: list[str] = []
         self._initial = self._make_initial(self._initial_notes)
+        #: Memoised transitions (None: every transition runs its handlers).
+        self.memo = TransitionMemo(options.memo) if options.memo else None
 
     # ---- layout ------------------------------------------------------------------------
 
@@ -323,6 +348,11 @@ class Network:
         elif not self._dynamic_commands:
             self._switch_sources += controller_sources
         self._late_controller_sources = controller_sources if self._dynamic_commands and not self.threaded else ()
+        #: The fixed sources' events, and a function giving their slots' ids in a state (a tuple).
+        self._switch_events = tuple(event for _slot, event in self._switch_sources)
+        slots = [slot for slot, _event in self._switch_sources]
+        self._switch_ids: Callable[[Sequence[int]], Sequence[int]] = (
+            itemgetter(*slots) if len(slots) > 1 else (lambda state: tuple(state[slot] for slot in slots)))
 
     def _make_initial(self, notes: list[str] | None = None) -> tuple[int, ...]:
         topo = self.topology
@@ -371,9 +401,8 @@ class Network:
         """Events possible in ``state``, in the fixed order of the class docstring."""
         events: list[Event] = []
         self.hosts.events(state, events)
-        for slot, event in self._switch_sources:
-            if state[slot]:
-                events.append(event)
+        # the fixed sources in one C-level pass: their events where the slot is not empty
+        events.extend(compress(self._switch_events, self._switch_ids(state)))
         if self._dynamic_commands:
             channels = self.channels
             for slot, dpid in self._dynamic_commands:
@@ -415,6 +444,15 @@ class Network:
 
     def apply(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """The state after ``event``; ``state`` is not changed."""
+        memo = self.memo
+        if memo is not None:
+            writes = memo.lookup(state, event)
+            if writes is None:
+                return self._apply_and_store(state, event)[0]
+            after = list(state)
+            for slot, value in writes:
+                after[slot] = value
+            return tuple(after)
         tx = Tx(self, state)
         self._handlers[type(event)](tx, event)
         return tuple(tx.s)
@@ -433,6 +471,28 @@ class Network:
         if all(".on_switch_join handles switch s" in note for note in notes):
             notes = []  # the app did nothing at join: nothing worth a step 0
         return self._initial, notes
+
+    def _apply_memo(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], Any]:
+        """``apply`` through the memo: the new state and the slots written (in write order)."""
+        writes = self.memo.lookup(state, event)  # type: ignore[union-attr]
+        if writes is None:
+            return self._apply_and_store(state, event)
+        after = list(state)
+        for slot, value in writes:
+            after[slot] = value
+        return tuple(after), [slot for slot, _value in writes]
+
+    def _apply_and_store(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], dict[int, None]]:
+        """Run ``event``'s handlers, tracking reads and writes, and store the transition in the
+        memo unless it may not be replayed (see :mod:`nice_attendre.models.memo`)."""
+        tx = MemoTx(self, state)
+        self._handlers[type(event)](tx, event)
+        tracked = tx.s
+        new = tuple(list.__iter__(tracked))
+        if not tracked.opaque and self.slot_alerts not in tracked.written:
+            self.memo.store(event, tracked.reads,  # type: ignore[union-attr]
+                            tuple((slot, new[slot]) for slot in tracked.written))
+        return new, tracked.written
 
     def narrate(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], list[str]]:
         """Apply ``event`` and say what happened, one line per step (for traces)."""
@@ -453,17 +513,20 @@ class Network:
     def apply_fingerprinted(self, state: tuple[int, ...], fingerprint: int,
                             event: Event) -> tuple[tuple[int, ...], int]:
         """``apply`` and the new state's fingerprint, updated from the slots written only."""
-        tx = TrackingTx(self, state)
-        self._handlers[type(event)](tx, event)
-        new = tuple(tx.s)
+        if self.memo is not None:
+            new, dirty = self._apply_memo(state, event)
+        else:
+            tx = TrackingTx(self, state)
+            self._handlers[type(event)](tx, event)
+            new, dirty = tuple(tx.s), tx.dirty
         weights = self._fingerprints.weights
         updated = fingerprint
         try:
-            for slot in tx.dirty:
+            for slot in dirty:
                 table = weights[slot]
                 updated += table[new[slot]] - table[state[slot]]
         except KeyError:  # a component not yet met in that slot: the slow path
-            return new, self._fingerprints.update(fingerprint, state, new, tx.dirty)
+            return new, self._fingerprints.update(fingerprint, state, new, dirty)
         return new, updated & 0xFFFFFFFFFFFFFFFF
 
     def state_codec(self) -> Any:

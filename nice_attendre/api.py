@@ -49,13 +49,16 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "
           instant_stats: bool | None = None, threaded_controller: bool = False,
           command_order: str = "fifo", flows: Any = None, scenario: Any = None,
           faults: Mapping[str, int] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
-          guard: CallGuard | None = None) -> Run:
+          guard: CallGuard | None = None, memo: bool | int = True) -> Run:
     """Build the network and properties for one verification (see :func:`verify`).
 
-    ``guard`` marks the network's calls into the app (a watchdog may interrupt them)."""
+    ``guard`` marks the network's calls into the app (a watchdog may interrupt them).
+    ``memo``: memoise transitions (True: up to :data:`~nice_attendre.models.memo.MEMO_ENTRIES`,
+    a number: up to that many, False or 0: not at all); results are the same either way."""
     from nice_attendre import properties as registry
     from nice_attendre.loading import load_app
     from nice_attendre.models.faults import check_budgets
+    from nice_attendre.models.memo import MEMO_ENTRIES
     from nice_attendre.models.network import LOAD_COUNTERS, Network, Options
     from nice_attendre.models.protocols import resolve
     from nice_attendre.models.topology import load_topology
@@ -72,7 +75,8 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "
         instant_stats = getattr(app_obj, "instant_stats", False)
     options = Options(monitors=registry.monitors_of(wanted), count_load=count_load,
                       instant_stats=bool(instant_stats), threaded_controller=bool(threaded_controller),
-                      command_order=command_order, faults=check_budgets(faults) if faults else ())
+                      command_order=command_order, faults=check_budgets(faults) if faults else (),
+                      memo=MEMO_ENTRIES if memo is True else int(memo))
     traffic = make_scenario(app_obj, topo, packets, sender, receiver, flows, scenario)
     description = _user_call(app_obj, "describe")
     if not isinstance(description, str):
@@ -249,7 +253,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            checkpoint: str | Path | None = None, resume: str | Path | None = None,
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
-           address: str | None = None, shortest: bool = False) -> Result:
+           address: str | None = None, shortest: bool = False, memo: bool | int = True) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
     ``app`` is a registered name (``"route-flow"``), ``"path/to/file.py:ClassName"``, an
@@ -288,6 +292,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     one (:mod:`nice_attendre.breadth_first`: the same transition and unique-state counts for a complete
     search; ``max_depth`` is the deepest level); it refuses ``workers`` above 1, ``engine="ray"``,
     ``checkpoint`` and ``resume`` with :class:`~nice_attendre.errors.InputError`.
+    ``memo`` memoises transitions (see :func:`build`): faster, the same results.
 
     ``result.ok`` is true only for a complete search without violation. A limit gives an
     ``incomplete`` verdict (the result of a limit reached while building has zero counts
@@ -311,7 +316,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
                        app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
                        instant_stats=instant_stats, threaded_controller=threaded_controller,
                        command_order=command_order, flows=flows, scenario=scenario, faults=faults,
-                       protocol_options=protocol_options)
+                       protocol_options=protocol_options, memo=memo)
         try:
             run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
         except StopRequest as stop:  # a limit was reached while building

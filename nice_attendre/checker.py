@@ -223,6 +223,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         return bad, events
 
     watchdog.bind(stop_at)
+    stored = len(visited)  # states in ``visited``, kept up to date in the loop
     try:
         initials = system.initial_states()
         if resume is not None and stack and (next_initial < 1 or stack[0][0] != initials[next_initial - 1]):
@@ -263,10 +264,16 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                             stop_reason = "violation"
                             break
                         continue  # a violating step is not followed further
-                if key in visited:
-                    revisits += 1
+                # one lookup, not two: add, and see whether the visited set grew
+                if fingerprint:
+                    is_new = add_visited(key)
                 else:
                     add_visited(key)
+                    is_new = len(visited) != stored
+                if not is_new:
+                    revisits += 1
+                else:
+                    stored += 1
                     depth = len(stack)
                     if depth > max_depth:
                         max_depth = depth
@@ -307,6 +314,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
             if key in visited:
                 continue
             add_visited(key)
+            stored += 1
             stack.append([initial, (), 0, None, key])
             bad, events = check_state(initial, None)
             stack.pop()

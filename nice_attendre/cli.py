@@ -75,6 +75,35 @@ class _Group(click.Group):
             for signum, handler in saved.items():
                 signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
 
+    #: Commands imported on first use: name -> (loader returning the command, the text
+    #: ``--help`` lists for it), so that ``--help`` does not import their modules.
+    lazy: dict[str, tuple[Callable[[], click.Command], str]] = {}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, importing a lazy one's module on first use."""
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            self.add_command(self.lazy[cmd_name][0](), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help``, as click writes it, without importing lazy commands."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            command = self.commands.get(name)
+            if command is None:
+                rows.append((name, click.Command(name, help=self.lazy[name][1]).get_short_help_str(limit)))
+            elif not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
     @staticmethod
     def _fail(ctx: click.Context, line: str, code: int, show_traceback: bool = True) -> NoReturn:
         if show_traceback and ctx.obj and ctx.obj.get("debug"):
@@ -250,9 +279,12 @@ def _app_options(app_options: tuple[str, ...], bug: str | None) -> dict[str, Any
 
 
 def _progress() -> Any:
+    """The progress callback: a live line on a terminal, else a plain line every
+    :data:`nice_attendre.progress.PLAIN_PROGRESS_SECONDS` seconds (CI logs are not silent)."""
+    from nice_attendre.progress import PlainProgress
     from nice_attendre.report import ProgressLine
 
-    return ProgressLine() if sys.stderr.isatty() else None
+    return ProgressLine() if sys.stderr.isatty() else PlainProgress()
 
 
 def _checkpoint_warning(exc: Exception) -> None:
@@ -311,6 +343,9 @@ def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: 
                    "replay`) or mermaid (a sequence diagram).")
 @click.option("--trace-out", "trace_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the first violation's trace to FILE in --trace-format (atomically).")
+@click.option("--no-memo", is_flag=True,
+              help="Run every transition's handlers instead of replaying memoised ones (slower; the same "
+                   "results).")
 @click.pass_context
 def verify(ctx: click.Context, app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
            scenario_file: str | None, sender: str | None,
@@ -320,7 +355,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            faults: tuple[str, ...], threaded_controller: bool, command_order: str, keep_going: bool,
            fingerprint: bool, workers: int, engine: str, address: str | None,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
-           checkpoint_every: float, resume_path: Path | None, shortest: bool = False,
+           checkpoint_every: float, resume_path: Path | None, no_memo: bool, shortest: bool = False,
            trace_format: str = "text", trace_path: Path | None = None) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
@@ -358,7 +393,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         options = dict(topology=topology, protocol=protocol, **traffic, properties=list(properties) or None,
                        app_options=_app_options(app_options, bug), sender=sender, receiver=receiver,
                        count_load=count_load, threaded_controller=threaded_controller,
-                       command_order=command_order, faults=parse_budgets(faults) or None)
+                       command_order=command_order, faults=parse_budgets(faults) or None,
+                       **({"memo": False} if no_memo else {}))
         try:
             run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
         except StopRequest as stop:  # a limit reached while importing the app or building the network
@@ -394,6 +430,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         if shortest:
             header.append(("search", "breadth-first (--shortest: traces are shortest paths; max depth: "
                                      "the longest shortest path)"))
+        if no_memo:
+            header.append(("memo", "off (--no-memo)"))
         if resume_path is not None:
             header.append(("resumed from", str(resume_path)))
         if checkpoint_path is not None:
@@ -467,27 +505,42 @@ def list_cmd() -> None:
                       "MODULE:FUNCTION, declared with @topology_factory)"))
 
 
-def _register_delay() -> None:
+def _load_delay() -> click.Command:
     from nice_attendre.delay_cmd import delay
 
-    main.add_command(delay)
+    return delay
 
 
-def _register_experiments() -> None:
-    from nice_attendre.commands import bench, compare
+def _load_compare() -> click.Command:
+    from nice_attendre.commands import compare
+
+    return compare
+
+
+def _load_bench() -> click.Command:
+    from nice_attendre.commands import bench
     from nice_attendre.variants_cmd import variants
 
-    main.add_command(compare)
-    main.add_command(bench)
-    bench.add_command(variants)
+    if "variants" not in bench.commands:
+        bench.add_command(variants)
+    return bench
 
 
-def _register_replay() -> None:
+def _load_replay() -> click.Command:
     from nice_attendre.replay_cmd import replay
 
-    main.add_command(replay)
+    return replay
 
 
-_register_delay()
-_register_experiments()
-_register_replay()
+#: Commands whose modules are imported only when the command runs (or its own --help is
+#: asked for): ``delay`` needs numpy, the experiments the models. name -> (loader, the text
+#: ``--help`` lists; a test checks it against the command's own).
+LAZY_COMMANDS: dict[str, tuple[Callable[[], click.Command], str]] = {
+    "bench": (_load_bench, "Run the paper's experiments as tables (and CSV)."),
+    "compare": (_load_compare, "Verify APP under several protocols and compare the state spaces side by side."),
+    "delay": (_load_delay, "Forwarding delay of a flow's first packet under OpenFlow, OpenFlow-B and Attendre."),
+    "replay": (_load_replay, "Replay a saved trace against the app: reproduced, or where it diverges."),
+}
+
+
+main.lazy = LAZY_COMMANDS

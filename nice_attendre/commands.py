@@ -228,12 +228,18 @@ def _print_cell(cell: Any) -> None:
                    err=True)
 
 
-def _run_grids(grids: list[Any], cap: int, quiet: bool) -> list[list[Any]]:
-    """Run each grid of specs; Ctrl-C ends the command with exit code 130."""
+#: The --jobs option of the bench commands.
+jobs_option = click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(min=1), metavar="N",
+                           help="Run N cells at a time in separate processes (same cells, counts and output "
+                                "order as one at a time).")
+
+
+def _run_grids(grids: list[Any], cap: int, quiet: bool, jobs: int = 1) -> list[list[Any]]:
+    """Run each grid of specs (``jobs`` cells at a time); Ctrl-C ends the command with exit code 130."""
     from nice_attendre.experiments import run_grid
 
     try:
-        return [run_grid(specs, cap, None if quiet else _print_cell) for specs in grids]
+        return [run_grid(specs, cap, None if quiet else _print_cell, jobs) for specs in grids]
     except KeyboardInterrupt as exc:
         signum = getattr(exc, "signum", None)
         click.echo(f"interrupted ({signal_name(signum)})", err=True)
@@ -249,8 +255,9 @@ def _run_grids(grids: list[Any], cap: int, quiet: bool) -> list[list[Any]]:
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write every cell to this CSV file.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print each cell as it finishes.")
+@jobs_option
 def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_path: Path | None,
-                     quiet: bool) -> None:
+                     quiet: bool, jobs: int) -> None:
     """Fig. 8: route-flow on linear topologies, 1-8 switches x 1-5 packets, per protocol."""
     from nice_attendre.experiments import cells_csv, grid_table, route_flow_specs
 
@@ -261,7 +268,7 @@ def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_
     specs = route_flow_specs(_range(switches, "--switches", MAX_SWITCHES), _range(packets, "--packets", MAX_PACKETS),
                              names)
     _check_output(csv_path, "--csv")
-    [cells] = _run_grids([specs], cap, quiet)
+    [cells] = _run_grids([specs], cap, quiet, jobs)
     click.echo(f"Fig. 8 - route-flow, transitions per protocol (cap {cap:,} per cell)")
     click.echo(grid_table(cells, ["switches", "packets"], names,
                           [("openflow", "attendre"), ("openflow", "openflow-b"), ("openflow-b", "attendre")]))
@@ -278,7 +285,8 @@ def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write Fig. 8 as a PNG (needs the 'plot' extra: matplotlib).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print each cell as it finishes.")
-def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: bool) -> None:
+@jobs_option
+def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: bool, jobs: int) -> None:
     """Regenerate the paper's verification results: Fig. 8, Table II and Table III."""
     from nice_attendre.experiments import (PAPER_TABLE_II, PAPER_TABLE_III, PROTOCOLS, cells_csv,
                                            energy_te_specs, fig8_claims, grid_table, mac_learning_specs,
@@ -291,7 +299,7 @@ def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: 
             import matplotlib  # noqa: F401
         except ImportError:
             raise InputError("--plot needs matplotlib: pip install 'nice-attendre[plot]'") from None
-    route, mac, energy = _run_grids([route_flow_specs(), mac_learning_specs(), energy_te_specs()], cap, quiet)
+    route, mac, energy = _run_grids([route_flow_specs(), mac_learning_specs(), energy_te_specs()], cap, quiet, jobs)
     click.echo(f"Fig. 8 - route-flow, transitions per protocol (cap {cap:,} per cell)")
     click.echo(grid_table(route, ["switches", "packets"], list(PROTOCOLS),
                           [("openflow", "attendre"), ("openflow", "openflow-b"), ("openflow-b", "attendre")]))

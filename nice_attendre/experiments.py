@@ -12,6 +12,7 @@ import csv
 import io
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Iterable, Sequence
 
 from nice_attendre.report import table_lines
@@ -54,42 +55,40 @@ class Cell:
         return self.status == "complete"
 
 
-def _dominates(small: tuple[tuple[str, int], ...], big: tuple[tuple[str, int], ...]) -> bool:
-    return all(b >= s for (_, s), (_, b) in zip(small, big))
+def measure_cell(cap: int, spec: CellSpec) -> Cell:
+    """Verify one cell with no property, stopping at ``cap`` transitions (KeyboardInterrupt
+    if a signal interrupted it)."""
+    from nice_attendre.api import verify
+
+    started = time.perf_counter()
+    result = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[], **spec.options)
+    seconds = time.perf_counter() - started
+    stats = result.stats
+    if result.complete:
+        status = "complete"
+    elif result.stop_reason == "interrupted":
+        raise KeyboardInterrupt
+    elif result.stop_reason == "violation":
+        status = "violation"
+    else:
+        status = "over-cap"
+    return Cell(spec, status, stats.transitions, stats.unique_states, stats.revisits, stats.max_depth, seconds)
 
 
 def run_grid(specs: Sequence[CellSpec], cap: int = DEFAULT_CAP,
-             on_cell: Callable[[Cell], None] | None = None) -> list[Cell]:
+             on_cell: Callable[[Cell], None] | None = None, jobs: int = 1) -> list[Cell]:
     """Verify every cell in the given order, skipping those that dominate an over-cap cell.
 
     A cell is skipped when an earlier cell of the same experiment and protocol reached the cap
     and every parameter of this cell is at least that cell's, so give smaller cells first.
+    With ``jobs > 1`` the cells run in that many processes; the cells (counts, statuses,
+    order) and the calls of ``on_cell`` (in order) are those of ``jobs == 1``.
     """
-    from nice_attendre.api import verify
+    from nice_attendre.cellpool import run_in_order
 
     cells: list[Cell] = []
-    over: dict[tuple[str, str], list[tuple[tuple[str, int], ...]]] = {}
-    for spec in specs:
-        key = (spec.experiment, spec.protocol)
-        if any(_dominates(small, spec.params) for small in over.get(key, [])):
-            cell = Cell(spec, "skipped")
-        else:
-            started = time.perf_counter()
-            result = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[],
-                            **spec.options)
-            seconds = time.perf_counter() - started
-            stats = result.stats
-            if result.complete:
-                status = "complete"
-            elif result.stop_reason == "interrupted":
-                raise KeyboardInterrupt
-            elif result.stop_reason == "violation":
-                status = "violation"
-            else:
-                status = "over-cap"
-                over.setdefault(key, []).append(spec.params)
-            cell = Cell(spec, status, stats.transitions, stats.unique_states, stats.revisits,
-                        stats.max_depth, seconds)
+    for spec, cell in run_in_order(specs, partial(measure_cell, cap), lambda c: c.status == "over-cap", jobs):
+        cell = cell if cell is not None else Cell(spec, "skipped")
         cells.append(cell)
         if on_cell is not None:
             on_cell(cell)

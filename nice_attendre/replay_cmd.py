@@ -21,7 +21,9 @@ from nice_attendre.report import printable
 @click.argument("trace_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="Print only the verdict line, not the replayed steps.")
 def replay(trace_file: Path, quiet: bool) -> None:
-    """Rebuild the network a saved trace (verify --trace-format json --trace-out FILE) came
+    """Replay a saved trace against the app: reproduced, or where it diverges.
+
+    Rebuild the network a saved trace (verify --trace-format json --trace-out FILE) came
     from and apply its events again, one by one: say whether it still reproduces the
     violation, or exactly where it diverges.
     """

@@ -56,7 +56,9 @@ def run_identity(run: Any, *, keep_going: bool, fingerprint: bool, max_depth: in
     topology = net.topology
     settings = {name: value for name, value in sorted(vars(app).items())
                 if isinstance(value, (int, float, str, bool, type(None), tuple))}
-    options = {field.name: _canonical(getattr(net.options, field.name)) for field in dataclasses.fields(net.options)}
+    # (the memo changes the speed only: a search may be resumed with or without it)
+    options = {field.name: _canonical(getattr(net.options, field.name)) for field in dataclasses.fields(net.options)
+               if field.name != "memo"}
     layout = (topology.switches, topology.hosts, sorted((k, str(v)) for k, v in topology.links.items()),
               sorted(topology.host_port.items()), sorted(topology.spare_ports.items()))
     return {

@@ -21,6 +21,7 @@ import csv
 import io
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Iterable, Sequence
 
 from nice_attendre.experiments import (DEFAULT_CAP, Cell, CellSpec, energy_te_specs, format_count, format_ratio,
@@ -96,10 +97,6 @@ def variant_specs(experiments: Iterable[str], protocols: Sequence[str], *, switc
     return specs
 
 
-def _dominates(small: tuple[tuple[str, int], ...], big: tuple[tuple[str, int], ...]) -> bool:
-    return all(b >= s for (_, s), (_, b) in zip(small, big))
-
-
 def _verdict(result: Any) -> str:
     if result.stop_reason == "interrupted":
         raise KeyboardInterrupt
@@ -108,48 +105,50 @@ def _verdict(result: Any) -> str:
     return OK if result.complete else UNKNOWN
 
 
+def measure_variant(cap: int, race: dict[str, tuple[str, ...]], spec: CellSpec) -> VariantCell:
+    """One cell's runs (see the module docstring); KeyboardInterrupt if a signal interrupted one."""
+    from nice_attendre.api import verify
+
+    started = time.perf_counter()
+    result = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[], **spec.options)
+    seconds = time.perf_counter() - started
+    if result.stop_reason == "interrupted":
+        raise KeyboardInterrupt
+    status = "complete" if result.complete else ("violation" if result.stop_reason == "violation"
+                                                 else "over-cap")
+    stats = result.stats
+    counted = Cell(spec, status, stats.transitions, stats.unique_states, stats.revisits, stats.max_depth,
+                   seconds)
+    load: dict[str, tuple[int, int]] = {}
+    load_status = "not-run"
+    names = race.get(spec.experiment, ())
+    if status == "complete":
+        loaded = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[],
+                        count_load=True, **spec.options)
+        if loaded.stop_reason == "interrupted":
+            raise KeyboardInterrupt
+        load_status = "complete" if loaded.complete else "over-cap"
+        load = dict(loaded.metrics) if loaded.complete else {}
+        verdicts = tuple((name, _verdict(verify(spec.app, protocol=spec.protocol, max_transitions=cap,
+                                                properties=[name], **spec.options)))
+                         for name in names)
+    else:
+        verdicts = tuple((name, NOT_RUN) for name in names)
+    return VariantCell(counted, load, load_status, verdicts)
+
+
 def run_variants(specs: Sequence[CellSpec], cap: int = DEFAULT_CAP,
                  on_cell: Callable[[VariantCell], None] | None = None,
-                 properties: dict[str, tuple[str, ...]] | None = None) -> list[VariantCell]:
-    """Run every cell (see the module docstring); Ctrl-C raises KeyboardInterrupt."""
-    from nice_attendre.api import verify
+                 properties: dict[str, tuple[str, ...]] | None = None, jobs: int = 1) -> list[VariantCell]:
+    """Run every cell (see the module docstring); Ctrl-C raises KeyboardInterrupt. With
+    ``jobs > 1`` the cells run in that many processes, with the outcome of ``jobs == 1``."""
+    from nice_attendre.cellpool import run_in_order
 
     race = RACE_PROPERTIES if properties is None else properties
     done: list[VariantCell] = []
-    over: dict[tuple[str, str], list[tuple[tuple[str, int], ...]]] = {}
-    for spec in specs:
-        key = (spec.experiment, spec.protocol)
-        if any(_dominates(small, spec.params) for small in over.get(key, [])):
-            outcome = VariantCell(Cell(spec, "skipped"))
-        else:
-            started = time.perf_counter()
-            result = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[], **spec.options)
-            seconds = time.perf_counter() - started
-            if result.stop_reason == "interrupted":
-                raise KeyboardInterrupt
-            status = "complete" if result.complete else ("violation" if result.stop_reason == "violation"
-                                                         else "over-cap")
-            if status == "over-cap":
-                over.setdefault(key, []).append(spec.params)
-            stats = result.stats
-            counted = Cell(spec, status, stats.transitions, stats.unique_states, stats.revisits, stats.max_depth,
-                           seconds)
-            load: dict[str, tuple[int, int]] = {}
-            load_status = "not-run"
-            names = race.get(spec.experiment, ())
-            if status == "complete":
-                loaded = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[],
-                                count_load=True, **spec.options)
-                if loaded.stop_reason == "interrupted":
-                    raise KeyboardInterrupt
-                load_status = "complete" if loaded.complete else "over-cap"
-                load = dict(loaded.metrics) if loaded.complete else {}
-                verdicts = tuple((name, _verdict(verify(spec.app, protocol=spec.protocol, max_transitions=cap,
-                                                        properties=[name], **spec.options)))
-                                 for name in names)
-            else:
-                verdicts = tuple((name, NOT_RUN) for name in names)
-            outcome = VariantCell(counted, load, load_status, verdicts)
+    work = partial(measure_variant, cap, race)
+    for spec, outcome in run_in_order(specs, work, lambda o: o.cell.status == "over-cap", jobs):
+        outcome = outcome if outcome is not None else VariantCell(Cell(spec, "skipped"))
         done.append(outcome)
         if on_cell is not None:
             on_cell(outcome)

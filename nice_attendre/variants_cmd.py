@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from nice_attendre.cli import _check_output
-from nice_attendre.commands import _protocol_list, _range, _write
+from nice_attendre.commands import _protocol_list, _range, _write, jobs_option
 from nice_attendre.errors import InputError
 from nice_attendre.exit_codes import ExitCode
 
@@ -60,8 +60,9 @@ def _print_cell(outcome: Any) -> None:
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write transitions per variant as a PNG (needs the 'plot' extra: matplotlib).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print each cell as it finishes.")
+@jobs_option
 def variants(protocols: str | None, experiments: str, switches: str, packets: str, mac_packets: str, te_flows: str,
-             cap: int, csv_path: Path | None, plot_path: Path | None, quiet: bool) -> None:
+             cap: int, csv_path: Path | None, plot_path: Path | None, quiet: bool, jobs: int) -> None:
     """Every protocol variant on route-flow, MAC learning and energy TE: transitions, unique
     states, control-plane load and the race properties."""
     from nice_attendre.variants_bench import (VARIANTS, legend, plot_variants, run_variants, summary_table,
@@ -87,7 +88,7 @@ def variants(protocols: str | None, experiments: str, switches: str, packets: st
         except ImportError:
             raise InputError("--plot needs matplotlib: pip install 'nice-attendre[plot]'") from None
     try:
-        cells = run_variants(specs, cap, None if quiet else _print_cell)
+        cells = run_variants(specs, cap, None if quiet else _print_cell, jobs=jobs)
     except KeyboardInterrupt:
         click.echo("interrupted (Ctrl-C)", err=True)
         sys.exit(int(ExitCode.INTERRUPTED))

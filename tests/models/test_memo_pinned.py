@@ -1,0 +1,150 @@
+"""Memoised transitions (models/memo.py) change the speed only: every pinned scenario gives
+the same transitions, unique states, revisits, depth, verdicts and traces with and without
+the memo, with a tiny memo that is emptied all the time, and with fingerprints.
+
+The pinned tables are read from the tests that pin them (as in test_parallel_pinned.py), so
+a new pinned scenario is checked here too. Scenarios of more than 30,000 transitions run with
+``-m slow``.
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nice_attendre import verify
+from nice_attendre.models.memo import ReadTrackingList, TransitionMemo
+
+TESTS = Path(__file__).resolve().parents[1]
+ROOT = TESTS.parent
+FAST = 30_000
+
+
+def _table(path: str, name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f"memo_pinned_{Path(path).stem}", TESTS / path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return getattr(module, name)
+
+
+def scenarios() -> list[Any]:
+    """(app, topology, packets, protocol, extra keywords, pinned transitions) of every pinned table."""
+    cases = []
+    for (protocol, switches, packets), counts in _table("apps/test_route_flow.py", "PINNED").items():
+        cases.append(("route-flow", f"linear:{switches}", packets, protocol, {}, counts[0]))
+    for (protocol, switches, packets), counts in _table("apps/test_mac_learning.py", "PINNED").items():
+        cases.append(("mac-learning", f"linear:{switches}", packets, protocol, {}, counts[0]))
+    for (protocol, topology, flows), counts in _table("apps/test_energy_te.py", "PINNED").items():
+        cases.append(("energy-te", topology, flows, protocol, {}, counts[0]))
+    for (protocol, switches, packets), counts in _table("models/test_controller_threads.py", "THREADED").items():
+        cases.append(("route-flow", f"linear:{switches}", packets, protocol, {"threaded_controller": True},
+                      counts[0]))
+    for (switches, packets), transitions in _table("apps/test_route_flow_grid.py", "ATTENDRE").items():
+        cases.append(("route-flow", f"linear:{switches}", packets, "attendre", {"properties": []}, transitions))
+    for name in ("COUNTS", "PAPER_COUNTS", "SLOW_COUNTS"):
+        for (app, topology, packets, protocol), counts in _table("models/test_variant_counts.py", name).items():
+            cases.append((app, topology, packets, protocol, {"properties": []}, counts[0]))
+    ls10 = f"{ROOT / 'examples' / 'ryu' / 'learning_switch_10.py'}:LearningSwitch10"
+    for protocol, counts in _table("models/ryu/test_ryu_variants.py", "PINNED").items():
+        cases.append((ls10, "linear:2", 2, protocol,
+                      {"properties": ["delivery", "no-forgotten-packets", "no-black-holes"]}, counts[0]))
+    # other semantics: any command order, faults, load counters, bugs (violations and traces)
+    cases += [
+        ("route-flow", "linear:2", 2, "openflow", {"command_order": "any"}, 0),
+        ("route-flow", "linear:2", 1, "openflow", {"faults": {"loss": 1, "duplicate": 1, "link": 1}}, 0),
+        ("mac-learning", "linear:1", 2, "openflow", {"faults": {"restart": 1, "control": 1, "reorder": 1}}, 0),
+        ("route-flow", "linear:2", 2, "openflow-b", {"count_load": True}, 0),
+        ("route-flow", "linear:2", 1, "openflow", {"app_options": {"bug": "forget-last-hop"}}, 0),
+        ("mac-learning", "linear:1", 2, "openflow", {"app_options": {"bug": "host-unreachable"},
+                                                     "keep_going": True}, 0),
+        ("energy-te", "paths:2,3", 1, "openflow", {"app_options": {"bug": "drop-first-packet"}}, 0),
+    ]
+    return [pytest.param(*case[:5], id=f"{Path(str(case[0])).name}-{case[1]}-{case[2]}-{case[3]}-"
+                                       f"{'-'.join(map(str, case[4].values()))}",
+                         marks=[pytest.mark.slow] if case[5] > FAST else [])
+            for case in cases]
+
+
+def outcome(result: Any) -> tuple[Any, ...]:
+    """Everything a search reports but its time."""
+    return (result.stats.counts(), result.complete, result.stop_reason, result.verdict, dict(result.metrics),
+            [(d.property, d.reason, d.trace.events if d.trace is not None else None,
+              d.trace.final if d.trace is not None else None) for d in result.discoveries])
+
+
+@pytest.mark.parametrize("app,topology,packets,protocol,extra", scenarios())
+def test_the_memo_changes_no_result(app: str, topology: str, packets: int, protocol: str, extra: dict) -> None:
+    options = dict(topology=topology, packets=packets, protocol=protocol, **extra)
+    plain = verify(app, memo=False, **options)
+    memo = verify(app, **options)
+    assert outcome(memo) == outcome(plain)
+    table = memo.system.memo
+    assert table is not None and table.misses <= memo.stats.transitions
+    assert table.misses < memo.stats.transitions or memo.stats.transitions < 100
+    assert plain.system.memo is None
+    tiny = verify(app, memo=7, **options)  # emptied every 7 stored transitions
+    assert outcome(tiny) == outcome(plain)
+    if not extra.get("keep_going"):
+        printed = [verify(app, memo=memo_on, fingerprint=True, **options) for memo_on in (False, True)]
+        assert outcome(printed[0]) == outcome(printed[1])
+        assert printed[0].stats.counts()[:2] == plain.stats.counts()[:2]
+
+
+def test_two_workers_with_the_memo() -> None:
+    options = dict(topology="linear:3", packets=2, protocol="openflow-b")
+    plain = verify("route-flow", memo=False, **options)
+    two = verify("route-flow", workers=2, **options)
+    assert two.stats.counts()[:3] == plain.stats.counts()[:3] and two.ok == plain.ok
+
+
+def test_the_tracking_list_records_reads_before_writes() -> None:
+    tracked = ReadTrackingList([10, 11, 12, 13])
+    assert tracked[1] == 11
+    tracked[2] = 99
+    assert tracked[2] == 99  # read after its own write: not a read of the state
+    tracked[1] = 5
+    assert tracked.reads == {1: 11} and list(tracked.written) == [2, 1] and not tracked.opaque
+    for use in (lambda t: list(t), lambda t: t[1:], lambda t: t[-1], lambda t: 12 in t, lambda t: t.index(13),
+                lambda t: t.copy(), lambda t: t == [1]):
+        other = ReadTrackingList([10, 11, 12, 13])
+        use(other)
+        assert other.opaque
+
+
+def test_the_table_is_bounded_and_keyed_on_what_was_read() -> None:
+    memo = TransitionMemo(capacity=2)
+    event = object()
+    memo.store(event, {0: 1}, ((3, 7),))
+    memo.store(event, {0: 2, 1: 5}, ((3, 8),))
+    assert memo.lookup((1, 0, 0, 0), event) == ((3, 7),)
+    assert memo.lookup((2, 5, 0, 0), event) == ((3, 8),)
+    assert memo.lookup((2, 6, 0, 0), event) is None
+    assert memo.lookup((1, 0, 0, 0), object()) is None  # another event
+    memo.store(event, {0: 3}, ((3, 9),))  # over the capacity: emptied first
+    assert memo.size == 1 and memo.lookup((1, 0, 0, 0), event) is None
+    assert memo.lookup((3, 0, 0, 0), event) == ((3, 9),)
+
+
+def test_no_memo_on_the_command_line() -> None:
+    from click.testing import CliRunner
+
+    from nice_attendre.cli import main
+
+    plain = CliRunner().invoke(main, ["verify", "route-flow", "-t", "linear:2", "-n", "2", "--no-memo"])
+    memo = CliRunner().invoke(main, ["verify", "route-flow", "-t", "linear:2", "-n", "2"])
+    assert plain.exit_code == memo.exit_code == 0
+    assert "memo           off (--no-memo)" in plain.stdout and "memo" not in memo.stdout
+    counts = [line for line in memo.stdout.splitlines() if line.startswith(("  transitions", "  unique"))]
+    assert counts and all(line in plain.stdout for line in counts)
+
+
+def test_a_search_saved_with_the_memo_resumes_without_it(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "run.ckpt"
+    options = dict(topology="linear:3", packets=2)
+    whole = verify("route-flow", memo=False, **options)
+    first = verify("route-flow", max_transitions=5000, checkpoint=checkpoint, **options)
+    assert not first.complete
+    rest = verify("route-flow", memo=False, resume=checkpoint, **options)
+    assert rest.complete and rest.stats.counts()[:3] == whole.stats.counts()[:3]
