@@ -257,6 +257,16 @@ def _check_output(path: Path | None, option: str) -> None:
     prepare(path, option)
 
 
+def _check_plot(path: Path | None) -> None:
+    """Before a long run: ``--plot`` must be writable and matplotlib installed."""
+    _check_output(path, "--plot")
+    if path is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise InputError("--plot needs matplotlib: pip install 'nice-attendre[plot]'") from None
+
+
 def _traffic(packets: int | None, flows: tuple[str, ...], scenario_file: str | None) -> dict[str, Any]:
     """The traffic keywords of :func:`nice_attendre.api.build` from the command line's options."""
     if not flows and scenario_file is None:

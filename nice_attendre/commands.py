@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from nice_attendre.cli import _app_options, _check_output, _traffic, finish, scenario_options
+from nice_attendre.cli import _app_options, _check_output, _check_plot, _traffic, finish, scenario_options
 from nice_attendre.errors import InputError
 from nice_attendre.models.channels import describe_semantics
 from nice_attendre.models.faults import parse_budgets
@@ -293,12 +293,7 @@ def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: 
                                            paper_table, plot_fig8, route_flow_specs)
 
     _check_output(csv_path, "--csv")
-    _check_output(plot_path, "--plot")
-    if plot_path is not None:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise InputError("--plot needs matplotlib: pip install 'nice-attendre[plot]'") from None
+    _check_plot(plot_path)
     route, mac, energy = _run_grids([route_flow_specs(), mac_learning_specs(), energy_te_specs()], cap, quiet, jobs)
     click.echo(f"Fig. 8 - route-flow, transitions per protocol (cap {cap:,} per cell)")
     click.echo(grid_table(route, ["switches", "packets"], list(PROTOCOLS),

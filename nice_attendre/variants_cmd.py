@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from nice_attendre.cli import _check_output
+from nice_attendre.cli import _check_output, _check_plot
 from nice_attendre.commands import _protocol_list, _range, _write, jobs_option
 from nice_attendre.errors import InputError
 from nice_attendre.exit_codes import ExitCode
@@ -81,12 +81,7 @@ def variants(protocols: str | None, experiments: str, switches: str, packets: st
                           mac_packets=_range(mac_packets, "--mac-packets", MAX_PACKETS),
                           te_flows=_range(te_flows, "--te-flows", MAX_PACKETS))
     _check_output(csv_path, "--csv")
-    _check_output(plot_path, "--plot")
-    if plot_path is not None:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise InputError("--plot needs matplotlib: pip install 'nice-attendre[plot]'") from None
+    _check_plot(plot_path)
     try:
         cells = run_variants(specs, cap, None if quiet else _print_cell, jobs=jobs)
     except KeyboardInterrupt:
