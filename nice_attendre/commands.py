@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from nice_attendre.cli import _app_options, _check_output, _check_plot, _traffic, finish, scenario_options
+from nice_attendre.cli_common import _app_options, _check_output, _check_plot, _traffic, finish, scenario_options
 from nice_attendre.errors import InputError
 from nice_attendre.models.channels import describe_semantics
 from nice_attendre.models.faults import parse_budgets

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from nice_attendre.cli import _check_output, _check_plot
+from nice_attendre.cli_common import _check_output, _check_plot
 from nice_attendre.commands import _protocol_list, _range, _write, jobs_option
 from nice_attendre.errors import InputError
 from nice_attendre.exit_codes import ExitCode

@@ -27,7 +27,7 @@ PACKAGES = {
 # compare.py: verification under several protocols; resume.py: checkpoints of a network run;
 # headers.py: a report's header; trace_format.py: saved traces; replay.py: replaying them;
 # each says "front end" in its docstring.)
-FRONT_END = {"api.py", "cli.py", "loading.py", "delay_cmd.py", "commands.py", "compare.py", "resume.py",
+FRONT_END = {"api.py", "cli.py", "cli_common.py", "loading.py", "delay_cmd.py", "commands.py", "compare.py", "resume.py",
              "headers.py", "trace_format.py", "replay.py"}
 
 OPENFLOW = ("nice_attendre.models", "nice_attendre.apps", "nice_attendre.properties",
@@ -153,3 +153,12 @@ def test_the_core_does_not_import_the_front_end() -> None:
     parsed, bad = violations("nice_attendre", FRONT_END_MODULES, skip=lambda path: path.name not in core)
     assert parsed == len(core)
     assert not bad, "the core must not import the front end:\n" + "\n".join(bad)
+
+
+def test_no_command_module_imports_the_cli_group() -> None:
+    """The CLI group registers the commands; the commands take what they share from
+    ``cli_common.py``, never from ``cli.py`` (no cli <-> commands cycle)."""
+    commands = {"commands.py", "variants_cmd.py", "delay_cmd.py", "replay_cmd.py", "cli_common.py"}
+    parsed, bad = violations("nice_attendre", ("nice_attendre.cli",), skip=lambda path: path.name not in commands)
+    assert parsed == len(commands)
+    assert not bad, "a command module imports the CLI group:\n" + "\n".join(bad)

@@ -1,0 +1,234 @@
+"""What the commands share: option types, the scenario options of ``verify`` and
+``compare``, their translation into library keywords, output checks, and how a finished run
+ends (its report written, its exit code). Every command module imports these from here,
+and :mod:`nice_attendre.cli` registers the commands: no command module imports the CLI
+group, so there is no import cycle."""
+from __future__ import annotations
+
+import math
+import re
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Callable, NoReturn
+
+import click
+
+from nice_attendre.errors import InputError, NiceAttendreError
+from nice_attendre.exit_codes import ExitCode, for_signal, for_verdict
+from nice_attendre.report import printable, signal_name
+
+
+def error_line(message: str) -> str:
+    """One line for an error message: whitespace runs collapsed, unprintables escaped."""
+    return printable(" ".join(message.split()))
+
+
+def internal_error_line(exc: BaseException) -> str:
+    """The one line printed for a bug in nice-attendre."""
+    return (f"internal error: {error_line(f'{type(exc).__name__}: {exc}')} -- this is a bug in nice-attendre, "
+            "not in your app; run again with --debug for the traceback and please report it")
+
+
+class FiniteFloat(click.ParamType):
+    """A finite number of seconds: at least ``low`` (above it when ``strict``); no nan or inf."""
+
+    name = "seconds"
+
+    def __init__(self, low: float = 0.0, strict: bool = False) -> None:
+        self.low = low
+        self.strict = strict
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if number < self.low or (self.strict and number == self.low):
+            self.fail(f"{value!r} must be {'above' if self.strict else 'at least'} {self.low:g}", param, ctx)
+        return number
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """``"512M"``, ``"2G"``, ``"1.5GiB"``, ``"1048576"`` -> bytes (K, M, G, T are powers of 1024)."""
+    match = _SIZE.fullmatch(text)
+    if not match:
+        raise ValueError(f"{text!r} is not a size (e.g. 512M, 2G)")
+    number = float(match.group(1)) * 1024 ** " kmgt".index(match.group(2).lower() or " ")
+    if not math.isfinite(number) or number < 1:
+        raise ValueError(f"{text!r} is not a positive size")
+    return int(number)
+
+
+class MemorySize(click.ParamType):
+    """A memory size such as 512M or 2G, in bytes."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            return parse_size(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that describe what is verified (shared by verify and compare)."""
+    from nice_attendre.api import DEFAULT_HANDLER_SECONDS, MAX_PACKETS
+
+    options = [
+        click.argument("app"),
+        click.option("--topology", "-t", default=None, metavar="SPEC",
+                     help="linear:N, star:N, paths:A,D, a .graphml/.gml/edge-list file, or file.py:factory "
+                          "(default: the app's)."),
+        click.option("--packets", "-n", default=None, type=click.IntRange(min=0, max=MAX_PACKETS),
+                     metavar="N", help="Packets the sender sends (default 1)."),
+        click.option("--flow", "flows", multiple=True, metavar="SRC->DST[:K=V,...]",
+                     help="A flow of your own (repeatable; replaces the app's traffic): "
+                          "h1->h2:packets=2,proto=tcp,sport=1000,dport=80,reply=tcp; reply is none, echo or "
+                          "tcp; h1->broadcast:target=h2 is an ARP-like request."),
+        click.option("--scenario", "scenario_file", default=None, metavar="FILE.toml",
+                     help="Flows (and host moves) from a TOML file (see the README)."),
+        click.option("--sender", default=None, metavar="HOST", help="Sending host (default: the first host)."),
+        click.option("--receiver", default=None, metavar="HOST", help="Receiving host (default: the last host)."),
+        click.option("--property", "-p", "properties", multiple=True, metavar="NAME",
+                     help="Property to check (repeatable; default: the ones marked in `nice-attendre list`). "
+                          "app-exception is always checked."),
+        click.option("--app-option", "-o", "app_options", multiple=True, metavar="KEY=VALUE",
+                     help="Keyword argument for the app's constructor (repeatable; true/false/none, "
+                          "integers and decimals are converted)."),
+        click.option("--bug", default=None, metavar="NAME",
+                     help="Shortcut for -o bug=NAME: a deliberately buggy variant."),
+        click.option("--max-transitions", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Stop after N transitions (exit 3 if no violation was found)."),
+        click.option("--max-states", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Stop after N unique states."),
+        click.option("--max-depth", type=click.IntRange(min=0), default=None, metavar="N",
+                     help="Do not expand beyond depth N."),
+        click.option("--max-seconds", type=FiniteFloat(), default=None, metavar="S",
+                     help="Stop after S seconds, counted from the start (building the network included)."),
+        click.option("--max-memory", type=MemorySize(), default=None, metavar="SIZE",
+                     help="Stop cleanly once the process uses more than SIZE of memory (e.g. 4G, 512M)."),
+        click.option("--max-handler-seconds", type=FiniteFloat(strict=True), default=DEFAULT_HANDLER_SECONDS,
+                     show_default=True, metavar="S",
+                     help="An app handler call that runs longer is the violation app-exception."),
+        click.option("--threaded-controller", is_flag=True,
+                     help="Controller handler calls race, any number in flight (a superset of every fixed "
+                          "thread count): their commands interleave at each switch (type-3 races) and one "
+                          "switch's messages may be handled in any order."),
+        click.option("--fault", "faults", multiple=True, metavar="KIND=N",
+                     help="Inject up to N faults of KIND (repeatable): loss, duplicate, reorder (packets on "
+                          "a link), link (a link goes down, later up), control (a control message lost), "
+                          "restart (a switch restarts empty)."),
+        click.option("--command-order", type=click.Choice(["fifo", "any"]), default="fifo", show_default=True,
+                     help="fifo: a switch executes commands in arrival order (the paper's and NICE's "
+                          "assumption); any: in any order no barrier forbids, as OpenFlow allows."),
+        click.option("--keep-going", is_flag=True, help="Report every violation, not only the first."),
+        click.option("--fingerprint", is_flag=True,
+                     help="Store stable 64-bit state fingerprints instead of states (less memory; the report "
+                          "gives the probability that a collision hid a state)."),
+        click.option("--workers", "-w", default=1, show_default=True, type=click.IntRange(min=1), metavar="N",
+                     help="Explore with N processes, each owning the states whose fingerprint it is given: the "
+                          "same transitions and unique states, breadth-first (max depth and traces are "
+                          "shortest paths)."),
+        click.option("--engine", default="processes", show_default=True, type=click.Choice(["processes", "ray"]),
+                     help="Where the --workers shards run: worker processes on this machine, or Ray actors "
+                          "(needs the 'cluster' extra)."),
+        click.option("--address", default=None, metavar="ADDR",
+                     help="With --engine ray: the Ray cluster to join (e.g. auto, or HOST:6379); default: "
+                          "a local Ray instance."),
+        click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="Also write the report as JSON to FILE (atomically; an older FILE is removed first)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _check_output(path: Path | None, option: str) -> None:
+    """Before a long run: fail if ``path`` cannot be written; remove an older file there."""
+    from nice_attendre.output import prepare
+
+    prepare(path, option)
+
+
+def _check_plot(path: Path | None) -> None:
+    """Before a long run: ``--plot`` must be writable and matplotlib installed."""
+    _check_output(path, "--plot")
+    if path is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise InputError("--plot needs matplotlib: pip install 'nice-attendre[plot]'") from None
+
+
+def _traffic(packets: int | None, flows: tuple[str, ...], scenario_file: str | None) -> dict[str, Any]:
+    """The traffic keywords of :func:`nice_attendre.api.build` from the command line's options."""
+    if not flows and scenario_file is None:
+        return {"packets": 1 if packets is None else packets}
+    if packets is not None:
+        raise InputError("--packets is for the app's own traffic; with --flow or --scenario give "
+                         "packets=N per flow")
+    if flows and scenario_file is not None:
+        raise InputError("give --flow or --scenario, not both")
+    return {"packets": 1, "flows": list(flows) or None, "scenario": scenario_file}
+
+
+def _app_options(app_options: tuple[str, ...], bug: str | None) -> dict[str, Any]:
+    from nice_attendre.loading import parse_options
+
+    options = parse_options(list(app_options))
+    if bug is not None:
+        options["bug"] = bug
+    return options
+
+
+def _progress() -> Any:
+    """The progress callback: a live line on a terminal, else a plain line every
+    :data:`nice_attendre.progress.PLAIN_PROGRESS_SECONDS` seconds (CI logs are not silent)."""
+    from nice_attendre.progress import PlainProgress
+    from nice_attendre.report import ProgressLine
+
+    return ProgressLine() if sys.stderr.isatty() else PlainProgress()
+
+
+def _checkpoint_warning(exc: Exception) -> None:
+    click.echo(f"warning: {error_line(str(exc))}; the search goes on", err=True)
+
+
+def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: Callable[[], None],
+           ctx: click.Context | None = None) -> NoReturn:
+    """Write the report of finished searches with ``write`` and exit with the verdict's code.
+
+    A violation already found is never lost: if writing is interrupted (Ctrl-C, SIGTERM),
+    fails (a full disk) or crashes, the ``summary`` line (``FAILED: ...``) is still printed
+    and the exit code is 1 for a violation; otherwise it is that of the interruption (130),
+    of bad output (2) or of an internal error (70).
+    """
+    violated = verdict == "violated"
+    code = for_verdict(verdict, signum)
+    debug = bool(ctx and ctx.obj and ctx.obj.get("debug"))
+    try:
+        write()
+    except KeyboardInterrupt as exc:
+        stopped_by = getattr(exc, "signum", None)
+        click.echo(f"interrupted ({signal_name(stopped_by)}) while writing the report", err=True)
+        click.echo(summary())
+        code = ExitCode.VIOLATION if violated else for_signal(stopped_by)
+    except NiceAttendreError as exc:
+        click.echo(f"Error: {error_line(str(exc))}", err=True)
+        code = ExitCode.VIOLATION if violated else ExitCode.INPUT
+    except Exception as exc:  # noqa: BLE001 - a bug of ours while reporting
+        if debug:
+            traceback.print_exc()
+        click.echo(internal_error_line(exc), err=True)
+        click.echo(summary())
+        code = ExitCode.VIOLATION if violated else ExitCode.INTERNAL
+    sys.exit(int(code))
