@@ -34,7 +34,7 @@ def _peak_rss_bytes() -> int:
 
 def run_one(scenario: str, fingerprint: bool) -> dict:
     """Run ``scenario`` in this process in one mode and measure it."""
-    from nice_attendre.api import build
+    from nice_attendre.frontend.api import build
     from nice_attendre.checker import dfs
 
     app, topology, packets, protocol = SCENARIOS[scenario]

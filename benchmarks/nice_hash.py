@@ -82,7 +82,7 @@ def explore(net: Any, key: Callable[[tuple[int, ...]], Any], cap: int) -> tuple[
 
 
 def main() -> int:
-    from nice_attendre.api import build
+    from nice_attendre.frontend.api import build
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", choices=sorted(SCENARIOS))

@@ -56,7 +56,7 @@ def _peak_rss_bytes() -> int:
 def run_one(name: str, memo: bool = True) -> dict:
     """Run scenario ``name`` in this process and measure it (``memo=False``: without
     memoised transitions; a checkout without them ignores it)."""
-    from nice_attendre.api import build
+    from nice_attendre.frontend.api import build
     from nice_attendre.checker import Limits, dfs
 
     app, topology, packets, protocol, extra, cap = SCENARIOS[name]

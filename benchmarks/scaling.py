@@ -50,7 +50,7 @@ def run_one(scenario: str, name: str) -> dict:
     """Run ``scenario`` with configuration ``name`` in this process and time it."""
     from functools import partial
 
-    from nice_attendre.api import build, model, search
+    from nice_attendre.frontend.api import build, model, search
     from nice_attendre.checker import Limits
 
     app, topology, packets, protocol = SCENARIOS[scenario]

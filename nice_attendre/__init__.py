@@ -20,7 +20,7 @@ from nice_attendre.errors import (AppLoadError, InputError, ModelError, NiceAtte
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.system import System
-from nice_attendre.testing import assert_holds, assert_violates
+from nice_attendre.frontend.testing import assert_holds, assert_violates
 from nice_attendre.trace import Step, Trace
 
 __all__ = [
@@ -34,7 +34,7 @@ def __getattr__(name: str) -> Any:
     # ``verify`` lives in the front end, which imports the models; importing it lazily keeps
     # the core free of model imports (and avoids an import cycle).
     if name == "verify":
-        from nice_attendre.api import verify
+        from nice_attendre.frontend.api import verify
 
         return verify
     raise AttributeError(f"module 'nice_attendre' has no attribute {name!r}")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nice_attendre.api import build
+from nice_attendre.frontend.api import build
 from nice_attendre.checker import dfs
 from nice_attendre.property import Property
 

@@ -6,10 +6,10 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from nice_attendre.cellpool import dominates
-from nice_attendre.cli import main
-from nice_attendre.experiments import CellSpec, run_grid
-from nice_attendre.variants_bench import run_variants
+from nice_attendre.frontend.cellpool import dominates
+from nice_attendre.frontend.cli import main
+from nice_attendre.benchmarks.experiments import CellSpec, run_grid
+from nice_attendre.benchmarks.variants_bench import run_variants
 
 
 def rf_spec(switches: int, packets: int, protocol: str = "openflow", experiment: str = "route-flow") -> CellSpec:

@@ -1,4 +1,4 @@
-"""The experiment grids behind `nice-attendre bench` (nice_attendre.experiments): skipping
+"""The experiment grids behind `nice-attendre bench` (nice_attendre.benchmarks.experiments): skipping
 dominated cells, CSV, the count and ratio formats, the text tables, the Fig. 8 claims and plot."""
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import nice_attendre.api
-import nice_attendre.experiments as experiments
-from nice_attendre.cli import main
-from nice_attendre.experiments import (PAPER_TABLE_II, Cell, CellSpec, cells_csv, energy_te_specs, fig8_claims,
+import nice_attendre.frontend.api
+import nice_attendre.benchmarks.experiments as experiments
+from nice_attendre.frontend.cli import main
+from nice_attendre.benchmarks.experiments import (PAPER_TABLE_II, Cell, CellSpec, cells_csv, energy_te_specs, fig8_claims,
                                        format_count, format_ratio, grid_table, mac_learning_specs, paper_table,
                                        plot_fig8, route_flow_specs, run_grid)
 
@@ -52,13 +52,13 @@ def summary(cells: list[Cell]) -> list[tuple[Any, ...]]:
 def verify_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict]]:
     """Records every verification run_grid starts (run_grid imports verify at call time)."""
     calls: list[tuple[str, dict]] = []
-    real = nice_attendre.api.verify
+    real = nice_attendre.frontend.api.verify
 
     def spy(app: Any, **options: Any) -> Any:
         calls.append((options["protocol"], {k: options[k] for k in ("topology", "packets", "max_transitions")}))
         return real(app, **options)
 
-    monkeypatch.setattr(nice_attendre.api, "verify", spy)
+    monkeypatch.setattr(nice_attendre.frontend.api, "verify", spy)
     return calls
 
 
@@ -117,12 +117,12 @@ def test_run_grid_marks_a_violation_and_does_not_skip_after_it() -> None:
 
 
 def test_run_grid_turns_an_interrupted_search_into_keyboard_interrupt(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = nice_attendre.api.verify
+    real = nice_attendre.frontend.api.verify
 
     def interrupted(app: Any, **options: Any) -> Any:
         return dataclasses.replace(real(app, **options), complete=False, stop_reason="interrupted")
 
-    monkeypatch.setattr(nice_attendre.api, "verify", interrupted)
+    monkeypatch.setattr(nice_attendre.frontend.api, "verify", interrupted)
     seen: list[Cell] = []
     with pytest.raises(KeyboardInterrupt):
         run_grid([rf_spec(1, 1), rf_spec(2, 1)], on_cell=seen.append)

@@ -14,14 +14,14 @@ import ray
 from click.testing import CliRunner
 
 from nice_attendre import verify
-from nice_attendre.cli import main
+from nice_attendre.frontend.cli import main
 from nice_attendre.errors import InputError
 
 
 def partitioned(app: str, shards: int, **options: object):
     """The partitioned search with its shards in this process (this module forks no worker
     processes while Ray's threads run)."""
-    from nice_attendre.api import build
+    from nice_attendre.frontend.api import build
     from nice_attendre.parallel import InProcessCluster, search
 
     run = build(app, **options)  # type: ignore[arg-type]

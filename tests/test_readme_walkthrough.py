@@ -6,7 +6,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from nice_attendre import assert_holds, verify
-from nice_attendre.cli import main
+from nice_attendre.frontend.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 APP = f"{EXAMPLES / 'load_balancer.py'}:LoadBalancer"

@@ -1,4 +1,4 @@
-"""The variants bench (nice_attendre.variants_bench) with hand-made cells: skipping, verdict
+"""The variants bench (nice_attendre.benchmarks.variants_bench) with hand-made cells: skipping, verdict
 aggregation, the cell the load is read at, CSV of skipped cells; and the runs a cell makes."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-import nice_attendre.api
-from nice_attendre.experiments import Cell, CellSpec
-from nice_attendre.variants_bench import (VARIANTS, VariantCell, run_variants, summary_table, transitions_table,
+import nice_attendre.frontend.api
+from nice_attendre.benchmarks.experiments import Cell, CellSpec
+from nice_attendre.benchmarks.variants_bench import (VARIANTS, VariantCell, run_variants, summary_table, transitions_table,
                                           variant_specs, variants_csv)
 
 
@@ -99,13 +99,13 @@ def test_variant_specs_cover_the_papers_sizes() -> None:
 
 def test_a_cell_runs_counts_load_and_one_run_per_property(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[Any, ...]] = []
-    real = nice_attendre.api.verify
+    real = nice_attendre.frontend.api.verify
 
     def spy(app: Any, **options: Any) -> Any:
         calls.append((options["protocol"], tuple(options["properties"]), options.get("count_load", False)))
         return real(app, **options)
 
-    monkeypatch.setattr(nice_attendre.api, "verify", spy)
+    monkeypatch.setattr(nice_attendre.frontend.api, "verify", spy)
     cells = run_variants([spec(2, 2, "openflow"), spec(3, 2, "openflow"), spec(2, 2, "attendre")], cap=600,
                          properties={"route-flow": ("no-reordering", "delivery")})
     assert calls == [

@@ -37,7 +37,7 @@ def test_paths_are_always_on_and_on_demand() -> None:
 def test_both_paths_are_taken_depending_on_the_load_class() -> None:
     """Over all executions the SYN and its SYN-ACK arrive over alwaysOn (low load) or onDemand
     (high load), and never any other way."""
-    from nice_attendre.api import build
+    from nice_attendre.frontend.api import build
 
     run = build("energy-te", topology="paths:3,4", packets=1, properties=[])
     net = run.network

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-import nice_attendre.api
-from nice_attendre.cli import main
-from nice_attendre.compare import LOAD_NOTE
+import nice_attendre.frontend.api
+from nice_attendre.frontend.cli import main
+from nice_attendre.frontend.compare import LOAD_NOTE
 from nice_attendre.errors import Interrupted
 
 #: Properties whose monitors keep no history, so the counts are those of the bare state space.
@@ -244,7 +244,7 @@ def test_compare_json_in_a_missing_folder_fails_before_running(tmp_path: Path) -
 @pytest.mark.parametrize("signum, code, name", [(2, 130, "Ctrl-C"), (15, 143, "SIGTERM"), (1, 129, "SIGHUP")])
 def test_compare_interrupt_stops_at_that_protocol_and_exits_128_plus_signal(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, signum: int, code: int, name: str) -> None:
-    real = nice_attendre.api.verify
+    real = nice_attendre.frontend.api.verify
     calls = []
 
     def verify(app: Any, **options: Any) -> Any:
@@ -255,7 +255,7 @@ def test_compare_interrupt_stops_at_that_protocol_and_exits_128_plus_signal(
                                                           signal=signum))
         return result
 
-    monkeypatch.setattr(nice_attendre.api, "verify", verify)
+    monkeypatch.setattr(nice_attendre.frontend.api, "verify", verify)
     out = tmp_path / "c.json"
     result = run("compare", "route-flow", "-t", "linear:2", "--load", "--json", str(out))
     assert result.exit_code == code, (result.output, result.exception)
@@ -401,12 +401,12 @@ def test_bench_route_flow_csv_in_a_missing_folder_fails_before_running(tmp_path:
 
 
 def test_bench_route_flow_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = nice_attendre.api.verify
+    real = nice_attendre.frontend.api.verify
 
     def verify(app: Any, **options: Any) -> Any:
         return dataclasses.replace(real(app, **options), complete=False, stop_reason="interrupted")
 
-    monkeypatch.setattr(nice_attendre.api, "verify", verify)
+    monkeypatch.setattr(nice_attendre.frontend.api, "verify", verify)
     result = run(*BENCH, "-q")
     assert result.exit_code == 130, (result.output, result.exception)
     assert result.stdout == ""
@@ -414,12 +414,12 @@ def test_bench_route_flow_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_bench_route_flow_sigterm_exits_143(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = nice_attendre.api.verify
+    real = nice_attendre.frontend.api.verify
 
     def verify(app: Any, **options: Any) -> Any:
         raise Interrupted(15, dataclasses.replace(real(app, **options), complete=False, stop_reason="interrupted"))
 
-    monkeypatch.setattr(nice_attendre.api, "verify", verify)
+    monkeypatch.setattr(nice_attendre.frontend.api, "verify", verify)
     result = run(*BENCH, "-q")
     assert result.exit_code == 143, (result.output, result.exception)
     assert result.stderr == "interrupted (SIGTERM)\n"

@@ -8,7 +8,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from nice_attendre.delay_cmd import delay
+from nice_attendre.frontend.delay_cmd import delay
 
 SMALL = ["--n-switches", "2", "--tau", "50us,250us", "--p-c", "1ms"]
 
@@ -25,7 +25,7 @@ def default_output() -> str:
 
 
 def test_registered_on_the_cli_group() -> None:
-    from nice_attendre.cli import main
+    from nice_attendre.frontend.cli import main
 
     result = CliRunner().invoke(main, ["delay", *SMALL])
     assert result.exit_code == 0, result.output

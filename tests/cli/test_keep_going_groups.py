@@ -9,8 +9,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from nice_attendre import verify
-from nice_attendre.cli import main
-from nice_attendre.report import text_report, violation_groups
+from nice_attendre.frontend.cli import main
+from nice_attendre.frontend.report import text_report, violation_groups
 
 ARGS = ["verify", "mac-learning", "-t", "linear:2", "-n", "2", "--bug", "delayed-direct-path", "--keep-going"]
 

@@ -16,17 +16,17 @@ def _imported_after(code: str) -> list[str]:
 
 
 def test_importing_the_cli_imports_no_heavy_module() -> None:
-    assert _imported_after("import nice_attendre.cli") == []
+    assert _imported_after("import nice_attendre.frontend.cli") == []
 
 
 def test_help_imports_no_heavy_module() -> None:
-    code = ("from nice_attendre.cli import main\n"
+    code = ("from nice_attendre.frontend.cli import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass")
     assert _imported_after(code) == []
 
 
 def test_lazy_commands_listed_with_their_own_short_help() -> None:
-    from nice_attendre import cli
+    from nice_attendre.frontend import cli
 
     for name, (load, text) in cli.LAZY_COMMANDS.items():
         command = load()
@@ -34,7 +34,7 @@ def test_lazy_commands_listed_with_their_own_short_help() -> None:
 
 
 def test_lazy_commands_run() -> None:
-    from nice_attendre.cli import main
+    from nice_attendre.frontend.cli import main
 
     runner = CliRunner()
     result = runner.invoke(main, ["--help"])

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from nice_attendre.cli import main
-from nice_attendre.exit_codes import ExitCode
+from nice_attendre.frontend.cli import main
+from nice_attendre.frontend.exit_codes import ExitCode
 
 EXIT_NONDETERMINISTIC = ExitCode.NONDETERMINISTIC
 from tests_data_apps import load, path

@@ -8,9 +8,9 @@ from click.testing import CliRunner
 
 from nice_attendre import checker
 from nice_attendre.checker import Progress
-from nice_attendre.cli import _progress, main
-from nice_attendre.progress import PLAIN_PROGRESS_SECONDS, PlainProgress
-from nice_attendre.report import ProgressLine
+from nice_attendre.frontend.cli import _progress, main
+from nice_attendre.frontend.progress import PLAIN_PROGRESS_SECONDS, PlainProgress
+from nice_attendre.frontend.report import ProgressLine
 
 
 def _snapshot(elapsed: float, transitions: int = 1000) -> Progress:
@@ -58,7 +58,7 @@ class _FakeTime:
 
 def test_verify_prints_plain_progress_lines_to_a_non_terminal(monkeypatch) -> None:
     monkeypatch.setattr(checker, "time", _FakeTime())
-    monkeypatch.setattr("nice_attendre.progress.PLAIN_PROGRESS_SECONDS", 3.0)
+    monkeypatch.setattr("nice_attendre.frontend.progress.PLAIN_PROGRESS_SECONDS", 3.0)
     result = CliRunner().invoke(main, ["verify", "route-flow", "-t", "linear:3", "-n", "2"])
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stderr.splitlines() if line.startswith("progress: ")]

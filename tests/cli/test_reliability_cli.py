@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from nice_attendre.cli import main
+from nice_attendre.frontend.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -173,12 +173,12 @@ def test_sigterm_before_the_search_exits_143(tmp_path: Path) -> None:
 
 def test_ctrl_c_while_writing_the_report_keeps_the_violation(monkeypatch: pytest.MonkeyPatch,
                                                             tmp_path: Path) -> None:
-    import nice_attendre.report
+    import nice_attendre.frontend.report
 
     def interrupted(*args: object, **kwargs: object) -> str:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(nice_attendre.report, "text_report", interrupted)
+    monkeypatch.setattr(nice_attendre.frontend.report, "text_report", interrupted)
     result = run(*BUGGY)
     assert result.exit_code == 1, (result.output, result.exception)  # the violation is not lost
     assert result.stdout == "FAILED: no-forgotten-packets, delivery\n"
@@ -582,12 +582,12 @@ def test_openflow_b_holds_installs_named_by_a_buffer_id_and_by_a_match() -> None
 
 
 def test_an_internal_error_has_its_own_exit_code(monkeypatch: pytest.MonkeyPatch) -> None:
-    import nice_attendre.api
+    import nice_attendre.frontend.api
 
     def broken(*args: object, **kwargs: object) -> None:
         raise TypeError("'<' not supported between instances of 'tuple' and 'str'")
 
-    monkeypatch.setattr(nice_attendre.api, "search", broken)
+    monkeypatch.setattr(nice_attendre.frontend.api, "search", broken)
     result = run("verify", "route-flow")
     assert result.exit_code == 70, result.output  # was 1, the code of a violation
     assert one_error(result) == ("internal error: TypeError: '<' not supported between instances of 'tuple' and "

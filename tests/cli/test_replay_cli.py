@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from nice_attendre.cli import main
-from nice_attendre.exit_codes import ExitCode
+from nice_attendre.frontend.cli import main
+from nice_attendre.frontend.exit_codes import ExitCode
 
 APPS = Path(__file__).resolve().parent.parent / "data" / "apps"
 MAC_BUG = ["verify", "mac-learning", "-t", "linear:2", "-n", "2", "--bug", "delayed-direct-path", "--shortest"]
@@ -57,7 +57,7 @@ def test_fixed_app_diverges(tmp_path: Path) -> None:
     assert FIXED in source
     app.write_text(source.replace(FIXED, ""))
     # a new process, as a user would run it (this one has imported the old file)
-    done = subprocess.run([sys.executable, "-c", "from nice_attendre.cli import main; main()", "replay", str(trace)],
+    done = subprocess.run([sys.executable, "-c", "from nice_attendre.frontend.cli import main; main()", "replay", str(trace)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == ExitCode.NONDETERMINISTIC, done.stdout + done.stderr
     last = done.stdout.splitlines()[-1]
@@ -65,7 +65,7 @@ def test_fixed_app_diverges(tmp_path: Path) -> None:
     step = int(last.split()[4])
     assert "FirstHopOnly.on_packet_in handles packet-in(s2" in data["narration"][step - 1][0]
     # ... and the fixed app verifies
-    fixed = subprocess.run([sys.executable, "-c", "from nice_attendre.cli import main; main()", "verify",
+    fixed = subprocess.run([sys.executable, "-c", "from nice_attendre.frontend.cli import main; main()", "verify",
                             f"{app}:FirstHopOnly", "-t", "linear:3"], capture_output=True, text=True, timeout=300)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
 

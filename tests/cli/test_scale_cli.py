@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from nice_attendre.cli import main
+from nice_attendre.frontend.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 PROACTIVE = f"{ROOT / 'examples' / 'proactive.py'}:ProactiveRouting"

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from nice_attendre import verify
-from nice_attendre.cli import main
+from nice_attendre.frontend.cli import main
 
 MAC_BUG = dict(app="mac-learning", topology="linear:2", packets=2, app_options={"bug": "delayed-direct-path"})
 

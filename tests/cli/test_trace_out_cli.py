@@ -1,5 +1,5 @@
 """`verify --trace-out FILE --trace-format text|json|mermaid`: the first violation's trace
-as a file (nice_attendre/trace_format.py)."""
+as a file (nice_attendre/frontend/trace_format.py)."""
 from __future__ import annotations
 
 import json
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from nice_attendre.cli import main
-from nice_attendre.trace_format import FORMAT, VERSION
+from nice_attendre.frontend.cli import main
+from nice_attendre.frontend.trace_format import FORMAT, VERSION
 
 MAC_BUG = ["verify", "mac-learning", "-t", "linear:2", "-n", "2", "--bug", "delayed-direct-path", "--shortest"]
 ARROW = re.compile(r"^    (\S+)->>(\S+): (\d+)\. ")
@@ -24,7 +24,7 @@ def write(tmp_path: Path, trace_format: str, args: list[str] = MAC_BUG) -> tuple
 
 
 def test_json_schema_and_round_trip(tmp_path: Path) -> None:
-    from nice_attendre.api import build
+    from nice_attendre.frontend.api import build
     from nice_attendre.models.event_codec import decode_event, encode_event
 
     out, printed = write(tmp_path, "json")
@@ -53,7 +53,7 @@ def test_json_is_the_same_under_any_hash_seed(tmp_path: Path) -> None:
     for seed in ("0", "12345"):
         out = tmp_path / f"t{seed}.json"
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run([sys.executable, "-c", "from nice_attendre.cli import main; main()", *MAC_BUG,
+        done = subprocess.run([sys.executable, "-c", "from nice_attendre.frontend.cli import main; main()", *MAC_BUG,
                                "--trace-out", str(out), "--trace-format", "json"], env=env, capture_output=True,
                               text=True, timeout=300)
         assert done.returncode == 1, done.stderr

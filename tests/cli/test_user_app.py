@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from nice_attendre import AppLoadError, InputError, ModelError, Trace, UnknownNameError, assert_holds, verify
 from nice_attendre.apps.route_flow import RouteFlow
-from nice_attendre.cli import main
-from nice_attendre.loading import load_app, parse_options, resolve_app_class
+from nice_attendre.frontend.cli import main
+from nice_attendre.frontend.loading import load_app, parse_options, resolve_app_class
 from nice_attendre.models.app import App
 
 ROOT = Path(__file__).resolve().parent.parent.parent

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from nice_attendre.cli import main
+from nice_attendre.frontend.cli import main
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PIF = "pif:clone=in_port,eth_src,eth_dst,action=drop"
@@ -319,7 +319,7 @@ def test_bench_variants_csv_in_a_missing_folder_fails_before_running(tmp_path: P
 
 
 def test_bench_variants_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
-    import nice_attendre.variants_bench as bench
+    import nice_attendre.benchmarks.variants_bench as bench
 
     def interrupted(*_args: object, **_kwargs: object) -> list[object]:
         raise KeyboardInterrupt

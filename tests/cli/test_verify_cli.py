@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from nice_attendre.cli import main
+from nice_attendre.frontend.cli import main
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent

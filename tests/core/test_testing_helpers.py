@@ -1,4 +1,4 @@
-"""nice_attendre.testing: assert_holds / assert_violates for pytest users; a failure's
+"""nice_attendre.frontend.testing: assert_holds / assert_violates for pytest users; a failure's
 message is the readable report with the narrated trace."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from nice_attendre import assert_holds, assert_violates, verify
 from nice_attendre.checker import dfs
 from nice_attendre.property import Property
-from nice_attendre.testing import report_text
+from nice_attendre.frontend.testing import report_text
 
 
 @pytest.fixture(scope="module")

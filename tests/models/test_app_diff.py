@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from nice_attendre import verify
 from nice_attendre.models.app_diff import state_changes
-from nice_attendre.report import CheckedNarrator, text_report
+from nice_attendre.frontend.report import CheckedNarrator, text_report
 
 
 class Learned(NamedTuple):
@@ -96,7 +96,7 @@ def test_json_report_has_step_zero(tmp_path) -> None:  # type: ignore[no-untyped
 
     from click.testing import CliRunner
 
-    from nice_attendre.cli import main
+    from nice_attendre.frontend.cli import main
 
     app = str(Path(__file__).resolve().parent.parent / "data" / "apps" / "firewall.py") + ":Firewall"
     out = tmp_path / "r.json"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from nice_attendre.api import build
+from nice_attendre.frontend.api import build
 from nice_attendre.checker import dfs
 from tests_data_apps import path
 from outcomes import outcomes

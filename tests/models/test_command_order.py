@@ -120,7 +120,7 @@ def test_threaded_controller_handles_one_switchs_messages_in_either_order() -> N
 def test_the_header_states_the_command_order() -> None:
     from click.testing import CliRunner
 
-    from nice_attendre.cli import main
+    from nice_attendre.frontend.cli import main
 
     result = CliRunner().invoke(main, ["verify", "route-flow", "-t", "linear:1", "--command-order", "any"])
     assert "  channels       any: switches run commands in any order barriers allow; single-threaded controller" \

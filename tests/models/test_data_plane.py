@@ -9,7 +9,7 @@ import networkx as nx
 import pytest
 
 from nice_attendre import verify
-from nice_attendre.api import build
+from nice_attendre.frontend.api import build
 from nice_attendre.models.events import ControllerHandle, HostSend, SwitchEntryExpires, SwitchProcessPacket
 from nice_attendre.models.flowtable import covers, lookup, make_entry
 from nice_attendre.models.messages import FlowRemoved, Timeouts

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from nice_attendre.api import build
+from nice_attendre.frontend.api import build
 from nice_attendre.models.event_codec import TraceFormatError, decode_event, encode_event
 from nice_attendre.models.events import HostSend, SwitchProcessCommand
 from nice_attendre.models.faults import KINDS

@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from nice_attendre import InputError, verify
-from nice_attendre.api import build
-from nice_attendre.cli import main
+from nice_attendre.frontend.api import build
+from nice_attendre.frontend.cli import main
 from nice_attendre.models.events import HostSend, SwitchProcessPacket
 from nice_attendre.models.faults import ControlLoss, LinkChange, LinkFault, SwitchRestart, parse_budgets
 from nice_attendre.models.messages import PortStatus

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from nice_attendre import verify
-from nice_attendre.api import build
+from nice_attendre.frontend.api import build
 
 SCENARIOS = [
     dict(app="route-flow", topology="linear:3", packets=2, protocol="openflow"),

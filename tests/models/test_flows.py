@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from nice_attendre import InputError, verify
-from nice_attendre.api import build
-from nice_attendre.cli import main
+from nice_attendre.frontend.api import build
+from nice_attendre.frontend.cli import main
 from nice_attendre.models.events import HostSend
 from nice_attendre.models.flows import Flow, load_file, parse_flow
 from nice_attendre.models.packet import BROADCAST

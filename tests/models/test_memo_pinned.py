@@ -130,7 +130,7 @@ def test_the_table_is_bounded_and_keyed_on_what_was_read() -> None:
 def test_no_memo_on_the_command_line() -> None:
     from click.testing import CliRunner
 
-    from nice_attendre.cli import main
+    from nice_attendre.frontend.cli import main
 
     plain = CliRunner().invoke(main, ["verify", "route-flow", "-t", "linear:2", "-n", "2", "--no-memo"])
     memo = CliRunner().invoke(main, ["verify", "route-flow", "-t", "linear:2", "-n", "2"])

@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from nice_attendre import InputError, Property, UnknownNameError, verify
-from nice_attendre.api import build
-from nice_attendre.cli import main
+from nice_attendre.frontend.api import build
+from nice_attendre.frontend.cli import main
 from nice_attendre.models.app import App, Out
 from nice_attendre.models.messages import PacketIn
 from nice_attendre.models.packet import Match, Output

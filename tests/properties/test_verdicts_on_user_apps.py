@@ -12,7 +12,7 @@ import networkx as nx
 import pytest
 
 from nice_attendre import verify
-from nice_attendre.api import build
+from nice_attendre.frontend.api import build
 from nice_attendre.checker import dfs
 from nice_attendre.models.network import Network, Options
 from nice_attendre.models.scenario import HostSpec, Scenario, host_header

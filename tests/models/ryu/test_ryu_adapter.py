@@ -17,9 +17,9 @@ from os_ken.lib.packet import ethernet, ipv4, packet, tcp
 from os_ken.ofproto import ofproto_v1_0, ofproto_v1_3
 
 from nice_attendre import AppLoadError, verify
-from nice_attendre.api import build
+from nice_attendre.frontend.api import build
 from nice_attendre.checker import dfs
-from nice_attendre.cli import main
+from nice_attendre.frontend.cli import main
 from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models.network import Network
 from nice_attendre.models.ryu import adapt, is_ryu_app_class

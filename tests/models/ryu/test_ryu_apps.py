@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from nice_attendre import verify
-from nice_attendre.api import build
+from nice_attendre.frontend.api import build
 from nice_attendre.checker import dfs
-from nice_attendre.cli import main
+from nice_attendre.frontend.cli import main
 from outcomes import outcomes
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -208,7 +208,7 @@ def test_the_native_twin_has_the_same_state_space(protocol: str) -> None:
 def test_remembered_handler_calls_change_nothing() -> None:
     """The adapter replays a handler call's outcome for the same app state and message; without
     that, every count and the first counterexample are the same."""
-    from nice_attendre.loading import resolve_app_class
+    from nice_attendre.frontend.loading import resolve_app_class
 
     adapted = resolve_app_class(LS13)
     fresh = type("LearningSwitch13", (adapted,), {"memoize": False})

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nice_attendre import AppLoadError
-from nice_attendre.loading import load_app, resolve_app_class
+from nice_attendre.frontend.loading import load_app, resolve_app_class
 from nice_attendre.models.app import App
 from nice_attendre.models.ryu import MISSING
 
@@ -24,7 +24,7 @@ class Block(importlib.abc.MetaPathFinder):
         if name == "os_ken" or name.startswith("os_ken."):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 sys.meta_path.insert(0, Block())
-from nice_attendre.cli import main
+from nice_attendre.frontend.cli import main
 main(sys.argv[1:], prog_name="nice-attendre")
 """
 

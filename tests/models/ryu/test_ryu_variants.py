@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from nice_attendre import verify
-from nice_attendre.cli import main
+from nice_attendre.frontend.cli import main
 from nice_attendre.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -1,6 +1,6 @@
 """Find an app: a registered name, a ``path/to/file.py:ClassName`` or ``package.module:ClassName``.
 
-Front-end code (used by :mod:`nice_attendre.api` and the CLI), not part of the core.
+Front-end code (used by :mod:`nice_attendre.frontend.api` and the CLI), not part of the core.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Progress for logs: when stderr is not a terminal (CI, a file, a pipe), a plain line
 every :data:`PLAIN_PROGRESS_SECONDS` seconds, so that long runs are not silent.
 
-On a terminal the live line of :class:`nice_attendre.report.ProgressLine` is used instead.
+On a terminal the live line of :class:`nice_attendre.frontend.report.ProgressLine` is used instead.
 """
 from __future__ import annotations
 

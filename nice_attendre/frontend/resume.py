@@ -50,7 +50,7 @@ def _app_source(app: Any) -> str:
 
 
 def run_identity(run: Any, *, keep_going: bool, fingerprint: bool, max_depth: int | None) -> dict[str, Any]:
-    """What a checkpoint of ``run`` (a :class:`nice_attendre.api.Run`) must match."""
+    """What a checkpoint of ``run`` (a :class:`nice_attendre.frontend.api.Run`) must match."""
     net = run.network
     app = net.app
     topology = net.topology

@@ -24,7 +24,7 @@ def report_text(result: Result) -> str:
     """The text report of ``result``, as ``nice-attendre verify`` prints it: with the header
     and narrated traces when ``result.system`` is the explored network (as :func:`verify`
     returns it), plain events otherwise."""
-    from nice_attendre.report import CheckedNarrator, text_report
+    from nice_attendre.frontend.report import CheckedNarrator, text_report
 
     net = result.system
     header: list[tuple[str, str]] = []
@@ -32,7 +32,7 @@ def report_text(result: Result) -> str:
     if net is not None and hasattr(net, "narrate"):
         narrate = CheckedNarrator(result, net.narrate, getattr(net, "narrate_initial", None))
         if hasattr(net, "app") and hasattr(net, "options"):
-            from nice_attendre.headers import network_header
+            from nice_attendre.frontend.headers import network_header
 
             header = network_header(net)
     return text_report(result, header, narrate)

@@ -1,4 +1,4 @@
-"""The ``compare`` and ``bench`` commands (registered on the CLI group in :mod:`nice_attendre.cli`)."""
+"""The ``compare`` and ``bench`` commands (registered on the CLI group in :mod:`nice_attendre.frontend.cli`)."""
 from __future__ import annotations
 
 import json
@@ -9,12 +9,12 @@ from typing import Any
 
 import click
 
-from nice_attendre.cli_common import _app_options, _check_output, _check_plot, _traffic, finish, scenario_options
+from nice_attendre.frontend.cli_common import _app_options, _check_output, _check_plot, _traffic, finish, scenario_options
 from nice_attendre.errors import InputError
 from nice_attendre.models.channels import describe_semantics
 from nice_attendre.models.faults import parse_budgets
-from nice_attendre.exit_codes import EXIT_CODES_HELP, for_signal
-from nice_attendre.report import signal_name, table_lines
+from nice_attendre.frontend.exit_codes import EXIT_CODES_HELP, for_signal
+from nice_attendre.frontend.report import signal_name, table_lines
 
 #: Printed notes wrap at this width.
 NOTE_WIDTH = 100
@@ -87,7 +87,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
     status is 1 if any protocol violates a property, else that of an interruption, else 3
     if any search is incomplete, else 0.
     """
-    from nice_attendre.compare import LOAD_NOTE, compare as run_compare, ratio
+    from nice_attendre.frontend.compare import LOAD_NOTE, compare as run_compare, ratio
     from nice_attendre.models.network import LOAD_COUNTERS
 
     names = _protocol_list(protocols)
@@ -148,7 +148,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
 
     def write() -> None:
         if json_path is not None:
-            from nice_attendre.report import json_report
+            from nice_attendre.frontend.report import json_report
 
             data = {"app": app_text, "topology": topology_name, "packets": traffic["packets"],
                     "traffic": net.scenario.describe() if net is not None else None,
@@ -236,7 +236,7 @@ jobs_option = click.option("--jobs", "-j", default=1, show_default=True, type=cl
 
 def _run_grids(grids: list[Any], cap: int, quiet: bool, jobs: int = 1) -> list[list[Any]]:
     """Run each grid of specs (``jobs`` cells at a time); Ctrl-C ends the command with exit code 130."""
-    from nice_attendre.experiments import run_grid
+    from nice_attendre.benchmarks.experiments import run_grid
 
     try:
         return [run_grid(specs, cap, None if quiet else _print_cell, jobs) for specs in grids]
@@ -259,10 +259,10 @@ def _run_grids(grids: list[Any], cap: int, quiet: bool, jobs: int = 1) -> list[l
 def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_path: Path | None,
                      quiet: bool, jobs: int) -> None:
     """Fig. 8: route-flow on linear topologies, 1-8 switches x 1-5 packets, per protocol."""
-    from nice_attendre.experiments import cells_csv, grid_table, route_flow_specs
+    from nice_attendre.benchmarks.experiments import cells_csv, grid_table, route_flow_specs
 
     names = _protocol_list(protocols)
-    from nice_attendre.api import MAX_PACKETS
+    from nice_attendre.frontend.api import MAX_PACKETS
     from nice_attendre.models.topology import MAX_SWITCHES
 
     specs = route_flow_specs(_range(switches, "--switches", MAX_SWITCHES), _range(packets, "--packets", MAX_PACKETS),
@@ -288,7 +288,7 @@ def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_
 @jobs_option
 def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: bool, jobs: int) -> None:
     """Regenerate the paper's verification results: Fig. 8, Table II and Table III."""
-    from nice_attendre.experiments import (PAPER_TABLE_II, PAPER_TABLE_III, PROTOCOLS, cells_csv,
+    from nice_attendre.benchmarks.experiments import (PAPER_TABLE_II, PAPER_TABLE_III, PROTOCOLS, cells_csv,
                                            energy_te_specs, fig8_claims, grid_table, mac_learning_specs,
                                            paper_table, plot_fig8, route_flow_specs)
 

@@ -1,5 +1,5 @@
 """``nice-attendre bench variants``: every protocol variant on the paper's three experiments
-(registered on the ``bench`` group in :mod:`nice_attendre.cli`)."""
+(registered on the ``bench`` group in :mod:`nice_attendre.frontend.cli`)."""
 from __future__ import annotations
 
 import sys
@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from nice_attendre.cli_common import _check_output, _check_plot
-from nice_attendre.commands import _protocol_list, _range, _write, jobs_option
+from nice_attendre.frontend.cli_common import _check_output, _check_plot
+from nice_attendre.frontend.commands import _protocol_list, _range, _write, jobs_option
 from nice_attendre.errors import InputError
-from nice_attendre.exit_codes import ExitCode
+from nice_attendre.frontend.exit_codes import ExitCode
 
 EXPERIMENTS = ("route-flow", "mac-learning", "energy-te")
 
@@ -65,7 +65,7 @@ def variants(protocols: str | None, experiments: str, switches: str, packets: st
              cap: int, csv_path: Path | None, plot_path: Path | None, quiet: bool, jobs: int) -> None:
     """Every protocol variant on route-flow, MAC learning and energy TE: transitions, unique
     states, control-plane load and the race properties."""
-    from nice_attendre.variants_bench import (VARIANTS, legend, plot_variants, run_variants, summary_table,
+    from nice_attendre.benchmarks.variants_bench import (VARIANTS, legend, plot_variants, run_variants, summary_table,
                                               transitions_table, variant_specs, variants_csv)
 
     from nice_attendre.models.protocols import resolve
@@ -73,7 +73,7 @@ def variants(protocols: str | None, experiments: str, switches: str, packets: st
     names = _protocol_list(protocols) if protocols is not None else [spec for _name, spec in VARIANTS]
     labels = {name: resolve(name).label() for name in names}  # every parameter ("auto": per app)
     chosen = _experiment_list(experiments)
-    from nice_attendre.api import MAX_PACKETS
+    from nice_attendre.frontend.api import MAX_PACKETS
     from nice_attendre.models.topology import MAX_SWITCHES
 
     specs = variant_specs(chosen, names, switches=_range(switches, "--switches", MAX_SWITCHES),

@@ -56,7 +56,7 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "
     ``memo``: memoise transitions (True: up to :data:`~nice_attendre.models.memo.MEMO_ENTRIES`,
     a number: up to that many, False or 0: not at all); results are the same either way."""
     from nice_attendre import properties as registry
-    from nice_attendre.loading import load_app
+    from nice_attendre.frontend.loading import load_app
     from nice_attendre.models.faults import check_budgets
     from nice_attendre.models.memo import MEMO_ENTRIES
     from nice_attendre.models.network import LOAD_COUNTERS, Network, Options
@@ -155,13 +155,13 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
 
     With ``checkpoint`` the search is saved to that file every ``checkpoint_every`` seconds
     and when it ends (limits, Ctrl-C); with ``resume`` it continues the search saved in that
-    file (which must be of the same run: see :mod:`nice_attendre.resume`), and the final
+    file (which must be of the same run: see :mod:`nice_attendre.frontend.resume`), and the final
     counts and verdicts are those of an uninterrupted search. Raises
     :class:`~nice_attendre.checkpoint.CheckpointError` for an unusable checkpoint. A
     checkpoint that cannot be written does not stop the search: the error goes to
     ``on_checkpoint_error`` (default: a warning).
     """
-    from nice_attendre import resume as checkpoints
+    from nice_attendre.frontend import resume as checkpoints
 
     check_engine(workers, engine, address)
     if shortest:

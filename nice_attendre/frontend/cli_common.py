@@ -1,7 +1,7 @@
 """What the commands share: option types, the scenario options of ``verify`` and
 ``compare``, their translation into library keywords, output checks, and how a finished run
 ends (its report written, its exit code). Every command module imports these from here,
-and :mod:`nice_attendre.cli` registers the commands: no command module imports the CLI
+and :mod:`nice_attendre.frontend.cli` registers the commands: no command module imports the CLI
 group, so there is no import cycle."""
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from typing import Any, Callable, NoReturn
 import click
 
 from nice_attendre.errors import InputError, NiceAttendreError
-from nice_attendre.exit_codes import ExitCode, for_signal, for_verdict
-from nice_attendre.report import printable, signal_name
+from nice_attendre.frontend.exit_codes import ExitCode, for_signal, for_verdict
+from nice_attendre.frontend.report import printable, signal_name
 
 
 def error_line(message: str) -> str:
@@ -81,7 +81,7 @@ class MemorySize(click.ParamType):
 
 def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The options that describe what is verified (shared by verify and compare)."""
-    from nice_attendre.api import DEFAULT_HANDLER_SECONDS, MAX_PACKETS
+    from nice_attendre.frontend.api import DEFAULT_HANDLER_SECONDS, MAX_PACKETS
 
     options = [
         click.argument("app"),
@@ -170,7 +170,7 @@ def _check_plot(path: Path | None) -> None:
 
 
 def _traffic(packets: int | None, flows: tuple[str, ...], scenario_file: str | None) -> dict[str, Any]:
-    """The traffic keywords of :func:`nice_attendre.api.build` from the command line's options."""
+    """The traffic keywords of :func:`nice_attendre.frontend.api.build` from the command line's options."""
     if not flows and scenario_file is None:
         return {"packets": 1 if packets is None else packets}
     if packets is not None:
@@ -182,7 +182,7 @@ def _traffic(packets: int | None, flows: tuple[str, ...], scenario_file: str | N
 
 
 def _app_options(app_options: tuple[str, ...], bug: str | None) -> dict[str, Any]:
-    from nice_attendre.loading import parse_options
+    from nice_attendre.frontend.loading import parse_options
 
     options = parse_options(list(app_options))
     if bug is not None:
@@ -192,9 +192,9 @@ def _app_options(app_options: tuple[str, ...], bug: str | None) -> dict[str, Any
 
 def _progress() -> Any:
     """The progress callback: a live line on a terminal, else a plain line every
-    :data:`nice_attendre.progress.PLAIN_PROGRESS_SECONDS` seconds (CI logs are not silent)."""
-    from nice_attendre.progress import PlainProgress
-    from nice_attendre.report import ProgressLine
+    :data:`nice_attendre.frontend.progress.PLAIN_PROGRESS_SECONDS` seconds (CI logs are not silent)."""
+    from nice_attendre.frontend.progress import PlainProgress
+    from nice_attendre.frontend.report import ProgressLine
 
     return ProgressLine() if sys.stderr.isatty() else PlainProgress()
 

@@ -2,7 +2,7 @@
 (front end: it rebuilds networks from names).
 
 :func:`load_document` reads and checks a file written by ``verify --trace-format json``
-(see :mod:`nice_attendre.trace_format` for the schema); :func:`replay_document` rebuilds the
+(see :mod:`nice_attendre.frontend.trace_format` for the schema); :func:`replay_document` rebuilds the
 network from its ``build`` options, decodes the events and applies them one by one from the
 initial state. The outcome says either that the trace reproduces the violation, or exactly
 where it leaves the recorded path:
@@ -26,7 +26,7 @@ from typing import Any
 
 from nice_attendre.errors import InputError
 from nice_attendre.property import Expectation
-from nice_attendre.trace_format import BUILD_KEYS, FORMAT, VERSION
+from nice_attendre.frontend.trace_format import BUILD_KEYS, FORMAT, VERSION
 
 
 class TraceFileError(InputError):
@@ -97,7 +97,7 @@ def _fingerprint(net: Any, state: Any) -> str:
 def replay_document(data: dict[str, Any]) -> ReplayOutcome:
     """Rebuild the network of saved trace ``data`` and replay its events (see the module
     docstring). ``data`` must have passed :func:`check_document`."""
-    from nice_attendre.api import build
+    from nice_attendre.frontend.api import build
     from nice_attendre.models.event_codec import decode_event
 
     options = {key: value for key, value in data["build"].items() if value is not None}

@@ -1,6 +1,6 @@
 """``nice-attendre replay TRACE.json``: replay a saved trace against the app as it is now
-(registered on the main group in :mod:`nice_attendre.cli`; the work is
-:mod:`nice_attendre.replay`).
+(registered on the main group in :mod:`nice_attendre.frontend.cli`; the work is
+:mod:`nice_attendre.frontend.replay`).
 
 Exit status: 1 the trace reproduces the violation; 4 it diverges (an event is no longer
 enabled, a state differs from the recorded one, or the property now holds); 2 bad input (a
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import click
 
-from nice_attendre.exit_codes import EXIT_CODES_HELP, ExitCode
-from nice_attendre.report import printable
+from nice_attendre.frontend.exit_codes import EXIT_CODES_HELP, ExitCode
+from nice_attendre.frontend.report import printable
 
 
 @click.command(epilog=EXIT_CODES_HELP)
@@ -27,7 +27,7 @@ def replay(trace_file: Path, quiet: bool) -> None:
     from and apply its events again, one by one: say whether it still reproduces the
     violation, or exactly where it diverges.
     """
-    from nice_attendre.replay import load_document, replay_document
+    from nice_attendre.frontend.replay import load_document, replay_document
 
     data = load_document(trace_file)
     outcome = replay_document(data)

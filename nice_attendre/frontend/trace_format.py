@@ -14,7 +14,7 @@ that an older reader would misread gets a new version number. Its fields:
   ``app_options``, ``topology``, ``packets``, ``flows``, ``scenario``, ``sender``,
   ``receiver``, ``protocol`` (with its ``:key=value`` parameters), ``properties``,
   ``command_order``, ``threaded_controller``, ``faults`` (budgets by kind), ``count_load``;
-  these are the keywords of :func:`nice_attendre.api.build`;
+  these are the keywords of :func:`nice_attendre.frontend.api.build`;
 * ``protocol_params``: the protocol's parameters with their defaults filled in;
 * ``property``, ``expectation``, ``reason``: the violation;
 * ``events``: the events, in order, each encoded by
@@ -38,14 +38,14 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from nice_attendre.report import Narrate, discovery_lines, printable
+from nice_attendre.frontend.report import Narrate, discovery_lines, printable
 from nice_attendre.result import Discovery, Result
 
 FORMAT = "nice-attendre-trace"
 VERSION = 1
 TRACE_FORMATS = ("text", "json", "mermaid")
 
-#: The keywords of :func:`nice_attendre.api.build` a saved trace keeps (all JSON values).
+#: The keywords of :func:`nice_attendre.frontend.api.build` a saved trace keeps (all JSON values).
 BUILD_KEYS = ("app", "app_options", "topology", "packets", "flows", "scenario", "sender", "receiver",
               "protocol", "properties", "command_order", "threaded_controller", "faults", "count_load")
 
@@ -201,7 +201,7 @@ def render(trace_format: str, discovery: Discovery, net: Any, build: Mapping[str
     if trace_format == "mermaid":
         return "\n".join(mermaid_lines(discovery, net, narrate)) + "\n"
     if trace_format == "text":
-        from nice_attendre.report import LABEL_WIDTH
+        from nice_attendre.frontend.report import LABEL_WIDTH
 
         lines = [f"  {label:<{LABEL_WIDTH}} {value}" for label, value in header]
         lines += ["", *discovery_lines(1, discovery, narrate)]

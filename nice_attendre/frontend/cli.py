@@ -1,6 +1,6 @@
 """The command line. Thin: each command is one library call plus printing.
 
-Exit codes (named in :mod:`nice_attendre.exit_codes`): 0 complete and no violation, 1 a
+Exit codes (named in :mod:`nice_attendre.frontend.exit_codes`): 0 complete and no violation, 1 a
 property violated, 2 bad input, 3 incomplete (a limit ended the search, no violation found),
 4 the app is not deterministic (or, for ``replay``, a saved trace diverges), 70 internal
 error (a bug in nice-attendre), 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP. SIGTERM and SIGHUP end a run like Ctrl-C: the partial report and
@@ -19,10 +19,10 @@ from typing import Any, Callable, NoReturn
 import click
 
 from nice_attendre.errors import InputError, NiceAttendreError, NondeterminismError, StopRequest
-from nice_attendre.exit_codes import EXIT_CODES_HELP, ExitCode, for_signal
-from nice_attendre.cli_common import (FiniteFloat, _app_options, _check_output, _checkpoint_warning, _progress,
+from nice_attendre.frontend.exit_codes import EXIT_CODES_HELP, ExitCode, for_signal
+from nice_attendre.frontend.cli_common import (FiniteFloat, _app_options, _check_output, _checkpoint_warning, _progress,
                                       _traffic, error_line, finish, internal_error_line, scenario_options)
-from nice_attendre.report import signal_name
+from nice_attendre.frontend.report import signal_name
 
 
 #: Signals that end a run like Ctrl-C (what `timeout`, CI cancellation and `docker stop` send).
@@ -158,13 +158,13 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     """
     from functools import partial
 
-    from nice_attendre.api import build, check_engine, model, not_started, search
+    from nice_attendre.frontend.api import build, check_engine, model, not_started, search
     from nice_attendre.models.faults import KINDS as FAULT_KINDS
     from nice_attendre.models.faults import parse_budgets
     from nice_attendre.checker import Limits
-    from nice_attendre.headers import network_header
+    from nice_attendre.frontend.headers import network_header
     from nice_attendre.output import check_writable, write_atomic
-    from nice_attendre.report import CheckedNarrator, json_report, text_report, verdict_line
+    from nice_attendre.frontend.report import CheckedNarrator, json_report, text_report, verdict_line
     from nice_attendre.watchdog import Watchdog
 
     limits = Limits(max_transitions, max_states, max_depth, max_seconds, max_memory)
@@ -246,7 +246,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "properties": [p.name for p in run.properties]}, narrate)
                 write_atomic(json_path, json.dumps(data, indent=2) + "\n", "--json")
             if trace_path is not None:
-                from nice_attendre.trace_format import write_trace
+                from nice_attendre.frontend.trace_format import write_trace
 
                 if not write_trace(trace_path, trace_format, result, net, {"app": app, **options}, narrate, header):
                     click.echo("--trace-out: no violation with a trace; nothing written", err=True)
@@ -300,20 +300,20 @@ def list_cmd() -> None:
 
 
 def _load_delay() -> click.Command:
-    from nice_attendre.delay_cmd import delay
+    from nice_attendre.frontend.delay_cmd import delay
 
     return delay
 
 
 def _load_compare() -> click.Command:
-    from nice_attendre.commands import compare
+    from nice_attendre.frontend.commands import compare
 
     return compare
 
 
 def _load_bench() -> click.Command:
-    from nice_attendre.commands import bench
-    from nice_attendre.variants_cmd import variants
+    from nice_attendre.frontend.commands import bench
+    from nice_attendre.frontend.variants_cmd import variants
 
     if "variants" not in bench.commands:
         bench.add_command(variants)
@@ -321,7 +321,7 @@ def _load_bench() -> click.Command:
 
 
 def _load_replay() -> click.Command:
-    from nice_attendre.replay_cmd import replay
+    from nice_attendre.frontend.replay_cmd import replay
 
     return replay
 

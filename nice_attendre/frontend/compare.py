@@ -33,7 +33,7 @@ class Row:
 def compare(app: Any, protocols: Sequence[str], *, load: bool = False, **options: Any) -> list[Row]:
     """Verify ``app`` under each of ``protocols`` (names, maybe with parameters:
     ``"pif:action=drop"``) with the same scenario ``options``
-    (the keywords of :func:`nice_attendre.api.verify`). With ``load``, each protocol is
+    (the keywords of :func:`nice_attendre.frontend.api.verify`). With ``load``, each protocol is
     explored a second time with control-plane counters in the state (see :data:`LOAD_NOTE`);
     the counts of the first exploration are unaffected.
 
@@ -41,7 +41,7 @@ def compare(app: Any, protocols: Sequence[str], *, load: bool = False, **options
     comparison: that protocol's row, with its partial result, is the last one returned and
     is marked ``interrupted``. An interruption before anything was explored re-raises it.
     """
-    from nice_attendre.api import not_started, verify
+    from nice_attendre.frontend.api import not_started, verify
     from nice_attendre.models.protocols import resolve
 
     if not protocols:

@@ -5,7 +5,7 @@ the paper's three experiments: route-flow (Fig. 8), MAC learning (Table II) and 
 (Table III), at the paper's sizes. Per cell (an app, a scenario, a variant) it runs:
 
 1. the bare state space (no property, as the paper counts): transitions and unique states,
-   with the per-cell cap; as in :func:`nice_attendre.experiments.run_grid`, cells larger in
+   with the per-cell cap; as in :func:`nice_attendre.benchmarks.experiments.run_grid`, cells larger in
    every parameter than an over-cap cell of the same experiment and variant are skipped;
 2. the control-plane load (``count_load``: packet-ins, flow-mods, packet-outs, barriers,
    min..max per complete execution), when the bare run completed;
@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable, Iterable, Sequence
 
-from nice_attendre.experiments import (DEFAULT_CAP, Cell, CellSpec, energy_te_specs, format_count, format_ratio,
+from nice_attendre.benchmarks.experiments import (DEFAULT_CAP, Cell, CellSpec, energy_te_specs, format_count, format_ratio,
                                        mac_learning_specs, route_flow_specs)
-from nice_attendre.report import table_lines
+from nice_attendre.frontend.report import table_lines
 
 #: The default variants: (short name for tables, protocol spec). The paper's three; packet-in
 #: filtering dropping repeats while the controller answers (entries outlive the answer),
@@ -107,7 +107,7 @@ def _verdict(result: Any) -> str:
 
 def measure_variant(cap: int, race: dict[str, tuple[str, ...]], spec: CellSpec) -> VariantCell:
     """One cell's runs (see the module docstring); KeyboardInterrupt if a signal interrupted one."""
-    from nice_attendre.api import verify
+    from nice_attendre.frontend.api import verify
 
     started = time.perf_counter()
     result = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[], **spec.options)
@@ -142,7 +142,7 @@ def run_variants(specs: Sequence[CellSpec], cap: int = DEFAULT_CAP,
                  properties: dict[str, tuple[str, ...]] | None = None, jobs: int = 1) -> list[VariantCell]:
     """Run every cell (see the module docstring); Ctrl-C raises KeyboardInterrupt. With
     ``jobs > 1`` the cells run in that many processes, with the outcome of ``jobs == 1``."""
-    from nice_attendre.cellpool import run_in_order
+    from nice_attendre.frontend.cellpool import run_in_order
 
     race = RACE_PROPERTIES if properties is None else properties
     done: list[VariantCell] = []

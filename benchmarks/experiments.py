@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable, Iterable, Sequence
 
-from nice_attendre.report import table_lines
+from nice_attendre.frontend.report import table_lines
 
 PROTOCOLS = ("openflow", "openflow-b", "attendre")
 DEFAULT_CAP = 1_000_000
@@ -24,7 +24,7 @@ DEFAULT_CAP = 1_000_000
 @dataclass(frozen=True)
 class CellSpec:
     """What one cell verifies: ``params`` label it (e.g. switches, packets), ``options`` are
-    the keywords of :func:`nice_attendre.api.verify`."""
+    the keywords of :func:`nice_attendre.frontend.api.verify`."""
 
     experiment: str
     params: tuple[tuple[str, int], ...]
@@ -58,7 +58,7 @@ class Cell:
 def measure_cell(cap: int, spec: CellSpec) -> Cell:
     """Verify one cell with no property, stopping at ``cap`` transitions (KeyboardInterrupt
     if a signal interrupted it)."""
-    from nice_attendre.api import verify
+    from nice_attendre.frontend.api import verify
 
     started = time.perf_counter()
     result = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[], **spec.options)
@@ -84,7 +84,7 @@ def run_grid(specs: Sequence[CellSpec], cap: int = DEFAULT_CAP,
     With ``jobs > 1`` the cells run in that many processes; the cells (counts, statuses,
     order) and the calls of ``on_cell`` (in order) are those of ``jobs == 1``.
     """
-    from nice_attendre.cellpool import run_in_order
+    from nice_attendre.frontend.cellpool import run_in_order
 
     cells: list[Cell] = []
     for spec, cell in run_in_order(specs, partial(measure_cell, cap), lambda c: c.status == "over-cap", jobs):
