@@ -20,8 +20,9 @@ import click
 
 from nice_attendre.errors import InputError, NiceAttendreError, NondeterminismError, StopRequest
 from nice_attendre.frontend.exit_codes import EXIT_CODES_HELP, ExitCode, for_signal
-from nice_attendre.frontend.cli_common import (FiniteFloat, _app_options, _check_output, _checkpoint_warning, _progress,
-                                      _traffic, error_line, finish, internal_error_line, scenario_options)
+from nice_attendre.frontend.cli_common import (FiniteFloat, _app_options, _check_output, _checkpoint_warning,
+                                               _progress, _traffic, error_line, finish, internal_error_line,
+                                               scenario_options, silence_stdout)
 from nice_attendre.frontend.report import signal_name
 
 
@@ -36,6 +37,7 @@ class _Group(click.Group):
     * Ctrl-C, SIGTERM or SIGHUP outside a search (importing, building, reporting) -> 130,
       143 or 129;
     * exhausted memory outside a search -> 3;
+    * the output's reader went away (a closed pipe) -> 141, silently;
     * anything else is a bug in nice-attendre -> 70.
 
     With ``--debug`` the traceback is printed too.
@@ -60,6 +62,9 @@ class _Group(click.Group):
                        for_signal(getattr(exc, "signum", None)), show_traceback=False)
         except StopRequest as exc:  # a limit reached outside a search
             self._fail(ctx, f"INCOMPLETE: {exc.reason} reached before the search", ExitCode.INCOMPLETE)
+        except BrokenPipeError:  # `| head`: nobody reads the rest; no traceback, no "internal error"
+            silence_stdout()
+            ctx.exit(int(ExitCode.BROKEN_PIPE))
         except MemoryError:
             self._fail(ctx, "Error: out of memory (try --max-memory, a smaller scenario or --fingerprint)",
                        ExitCode.INCOMPLETE)

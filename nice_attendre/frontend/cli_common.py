@@ -6,6 +6,7 @@ group, so there is no import cycle."""
 from __future__ import annotations
 
 import math
+import os
 import re
 import sys
 import traceback
@@ -203,6 +204,16 @@ def _checkpoint_warning(exc: Exception) -> None:
     click.echo(f"warning: {error_line(str(exc))}; the search goes on", err=True)
 
 
+def silence_stdout() -> None:
+    """After a broken pipe: point stdout at the null device, so that Python's final flush
+    of what is still buffered does not raise again at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (a test's captured output)
+        pass
+
+
 def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: Callable[[], None],
            ctx: click.Context | None = None) -> NoReturn:
     """Write the report of finished searches with ``write`` and exit with the verdict's code.
@@ -222,6 +233,9 @@ def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: 
         click.echo(f"interrupted ({signal_name(stopped_by)}) while writing the report", err=True)
         click.echo(summary())
         code = ExitCode.VIOLATION if violated else for_signal(stopped_by)
+    except BrokenPipeError:  # the reader went away (`| head`): the verdict's code stays
+        silence_stdout()
+        code = ExitCode.VIOLATION if violated else ExitCode.BROKEN_PIPE
     except NiceAttendreError as exc:
         click.echo(f"Error: {error_line(str(exc))}", err=True)
         code = ExitCode.VIOLATION if violated else ExitCode.INPUT

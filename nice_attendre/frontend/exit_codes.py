@@ -30,13 +30,16 @@ class ExitCode(enum.IntEnum):
     INTERNAL = 70
     #: Interrupted by Ctrl-C (SIGINT); SIGTERM and SIGHUP give 128 + their number.
     INTERRUPTED = 130
+    #: The reader of the output went away (``| head``): 128 + SIGPIPE, as a shell reports a
+    #: program killed by it. Never 0: the report was not read in full.
+    BROKEN_PIPE = 141
 
 
 #: The help text's summary of the codes.
 EXIT_CODES_HELP = ("Exit status: 0 complete, no violation; 1 a property violated; 2 bad input; "
                    "3 incomplete (a limit ended the search, no violation found); 4 the app is not "
                    "deterministic, or a replayed trace diverges; 70 internal error (a bug in nice-attendre); 130 interrupted by Ctrl-C, "
-                   "143 by SIGTERM, 129 by SIGHUP.")
+                   "143 by SIGTERM, 129 by SIGHUP; 141 the output's reader went away (a closed pipe).")
 
 
 def for_signal(signum: int | None) -> int:
