@@ -56,7 +56,10 @@ def _peak_rss_bytes() -> int:
 def run_one(name: str, memo: bool = True) -> dict:
     """Run scenario ``name`` in this process and measure it (``memo=False``: without
     memoised transitions; a checkout without them ignores it)."""
-    from nice_attendre.frontend.api import build
+    try:
+        from nice_attendre.frontend.api import build
+    except ImportError:  # a checkout from before the front end had its own room
+        from nice_attendre.api import build  # type: ignore[no-redef]
     from nice_attendre.checker import Limits, dfs
 
     app, topology, packets, protocol, extra, cap = SCENARIOS[name]
