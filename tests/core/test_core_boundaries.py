@@ -158,3 +158,53 @@ def test_no_command_module_imports_the_cli_group() -> None:
     parsed, bad = violations("nice_attendre", ("nice_attendre.frontend.cli",), skip=lambda path: path.name not in commands)
     assert parsed == len(commands)
     assert not bad, "a command module imports the CLI group:\n" + "\n".join(bad)
+
+
+def module_level_imports(path: Path, module: str) -> list[str]:
+    """What importing ``path`` imports at once: module-level imports (inside ``try`` and
+    plain ``if`` blocks too), but not those under ``if TYPE_CHECKING`` (types only) nor
+    those inside functions (loaded when the function runs)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        inner = ast.walk(node) if isinstance(node, (ast.Try, ast.If)) else [node]
+        for item in inner:
+            if isinstance(item, ast.Import):
+                found.extend(alias.name for alias in item.names)
+            elif isinstance(item, ast.ImportFrom):
+                base = item.module or ""
+                if item.level:
+                    parts = package.split(".")
+                    parts = parts[:len(parts) - (item.level - 1)]
+                    base = ".".join(parts + ([item.module] if item.module else []))
+                found.append(base)
+                found.extend(f"{base}.{alias.name}" for alias in item.names)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    import networkx as nx
+
+    modules = {module_name(path): path for folder in PACKAGES for path in (ROOT / folder).rglob("*.py")}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for module, path in modules.items():
+        graph.add_edges_from((module, name) for name in module_level_imports(path, module)
+                             if name in modules and name != module)
+    assert graph.number_of_edges() > 100  # the scanner sees the imports
+    cycles = sorted((cycle for cycle in nx.simple_cycles(graph)), key=len)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(cycle) for cycle in cycles[:10])
+
+
+def test_the_cycle_scanner_counts_module_level_imports_only(tmp_path: Path) -> None:
+    source = "from __future__ import annotations\nfrom typing import TYPE_CHECKING\n" \
+             "import nice_attendre.models.network\nif TYPE_CHECKING:\n    import nice_attendre.api\n" \
+             "def f():\n    import nice_attendre.cli\n"
+    path = tmp_path / "x.py"
+    path.write_text(source)
+    names = module_level_imports(path, "nice_attendre.x")
+    assert "nice_attendre.models.network" in names
+    assert "nice_attendre.api" not in names and "nice_attendre.cli" not in names
