@@ -94,15 +94,29 @@ def _fingerprint(net: Any, state: Any) -> str:
     return f"{net.fingerprint(state):016x}"
 
 
-def replay_document(data: dict[str, Any]) -> ReplayOutcome:
+def replay_document(data: dict[str, Any], max_handler_seconds: float | None = None) -> ReplayOutcome:
     """Rebuild the network of saved trace ``data`` and replay its events (see the module
-    docstring). ``data`` must have passed :func:`check_document`."""
+    docstring). ``data`` must have passed :func:`check_document`.
+
+    Each call into the app may run ``max_handler_seconds`` (default: as in ``verify``); a
+    handler that runs longer becomes an app exception, as in a search, so an edited app
+    stuck in a loop makes the replay diverge instead of hanging it."""
+    from nice_attendre.frontend.api import DEFAULT_HANDLER_SECONDS
+    from nice_attendre.watchdog import Watchdog
+
+    limit = DEFAULT_HANDLER_SECONDS if max_handler_seconds is None else max_handler_seconds
+    with Watchdog(call_seconds=limit, signals=False) as watchdog:
+        return _replay(data, watchdog)
+
+
+def _replay(data: dict[str, Any], watchdog: Any) -> ReplayOutcome:
+    """:func:`replay_document` under ``watchdog``'s per-call time limit."""
     from nice_attendre.frontend.api import build
     from nice_attendre.models.event_codec import decode_event
 
     options = {key: value for key, value in data["build"].items() if value is not None}
     app = options.pop("app")
-    run = build(app, **options)
+    run = build(app, **options, guard=watchdog.guard)
     net = run.network
     wanted = [p for p in run.properties if p.name == data["property"]]
     if not wanted:

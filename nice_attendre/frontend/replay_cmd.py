@@ -13,6 +13,8 @@ from pathlib import Path
 
 import click
 
+from nice_attendre.frontend.api import DEFAULT_HANDLER_SECONDS
+from nice_attendre.frontend.cli_common import FiniteFloat
 from nice_attendre.frontend.exit_codes import EXIT_CODES_HELP, ExitCode
 from nice_attendre.frontend.report import printable
 
@@ -20,7 +22,10 @@ from nice_attendre.frontend.report import printable
 @click.command(epilog=EXIT_CODES_HELP)
 @click.argument("trace_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="Print only the verdict line, not the replayed steps.")
-def replay(trace_file: Path, quiet: bool) -> None:
+@click.option("--max-handler-seconds", type=FiniteFloat(strict=True), default=DEFAULT_HANDLER_SECONDS,
+              show_default=True, metavar="S",
+              help="Longest one app handler call may run; longer is an app exception (as in verify).")
+def replay(trace_file: Path, quiet: bool, max_handler_seconds: float) -> None:
     """Replay a saved trace against the app: reproduced, or where it diverges.
 
     Rebuild the network a saved trace (verify --trace-format json --trace-out FILE) came
@@ -30,7 +35,7 @@ def replay(trace_file: Path, quiet: bool) -> None:
     from nice_attendre.frontend.replay import load_document, replay_document
 
     data = load_document(trace_file)
-    outcome = replay_document(data)
+    outcome = replay_document(data, max_handler_seconds)
     click.echo(printable(f"  replaying     {trace_file}: {data.get('app', data['build']['app'])} under "
                          f"{data.get('protocol', data['build'].get('protocol'))}, {len(data['events'])} events, "
                          f"property {data['property']}"))

@@ -140,3 +140,23 @@ def test_help_names_the_divergence_exit_code() -> None:
     result = CliRunner().invoke(main, ["replay", "--help"])
     text = " ".join(result.output.split())
     assert "4 the app is not deterministic, or a replayed trace diverges" in text
+
+
+STUCK = '''        hdr = ev.packet.hdr
+        while hdr.eth_src:  # an edit gone wrong: the handler never returns
+            pass
+'''
+
+
+def test_an_edited_app_stuck_in_a_handler_diverges_instead_of_hanging(tmp_path: Path) -> None:
+    app = tmp_path / "first_hop_only.py"
+    shutil.copy(APPS / "first_hop_only.py", app)
+    trace = saved(tmp_path, ["verify", f"{app}:FirstHopOnly", "-t", "linear:3", "--shortest"])
+    source = app.read_text()
+    assert "        hdr = ev.packet.hdr\n" in source
+    app.write_text(source.replace("        hdr = ev.packet.hdr\n", STUCK))
+    done = subprocess.run([sys.executable, "-c", "from nice_attendre.frontend.cli import main; main()", "replay",
+                           "--max-handler-seconds", "0.3", str(trace)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == ExitCode.NONDETERMINISTIC, done.stdout + done.stderr
+    assert "ALERT app-exception: FirstHopOnly.on_packet_in did not return within 0.3 s" in done.stdout, done.stdout
+    assert done.stdout.splitlines()[-1].startswith("the app changed: step ")
