@@ -24,7 +24,7 @@ import time
 from collections import deque
 from typing import Any, Hashable, Iterable, Sequence
 
-from nice_attendre.checker import Limits, Progress, ProgressCallback
+from nice_attendre.checker import Limits, Progress, ProgressCallback, state_checks
 from nice_attendre.errors import StopRequest
 from nice_attendre.fingerprint import fingerprint_functions
 from nice_attendre.property import Expectation, Metric, Property
@@ -102,34 +102,8 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
             steps.append(Step(final_event, final_state))
         return Trace(initial, tuple(steps))
 
-    def record(prop: Property, trace: Trace, state: Any) -> None:
-        discoveries.append(Discovery(prop.name, prop.expectation, trace, prop.why(state)))
-        violated.add(prop.name)
-
-    def check_state(state: Any, key: Any) -> tuple[bool, Sequence[Any] | None]:
-        bad = False
-        for prop in always:
-            if not prop.holds(state):
-                if prop.name not in violated or keep_going:
-                    record(prop, trace_to(key), state)
-                bad = True
-        for prop in list(sometimes):
-            if prop.holds(state):
-                sometimes.remove(prop)
-        if bad:
-            return True, None
-        events = enabled(state)
-        if not events:
-            for prop in at_end:
-                if not prop.holds(state):
-                    if prop.name not in violated or keep_going:
-                        record(prop, trace_to(key), state)
-                    bad = True
-            for metric in metric_list:
-                value = metric.value(state)
-                low, high = metric_ranges.get(metric.name, (value, value))
-                metric_ranges[metric.name] = (min(low, value), max(high, value))
-        return bad, events
+    record, check_state = state_checks(always, at_end, sometimes, metric_list, metric_ranges, enabled,
+                                       keep_going, discoveries, violated, lambda key, _state: trace_to(key))
 
     # A frontier entry: (state, its key, its enabled events, its depth).
     frontier: deque[tuple[Any, Any, Sequence[Any], int]] = deque()

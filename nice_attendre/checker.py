@@ -85,6 +85,58 @@ CheckpointCallback = Callable[[SearchState], None]
 _CHECK_EVERY = 1024  # transitions between clock reads (a power of two)
 
 
+StateCheck = Callable[[Any, Any], "tuple[bool, Sequence[Any] | None]"]
+
+
+def state_checks(always: Sequence[Property], at_end: Sequence[Property], sometimes: list[Property],
+                 metric_list: Sequence[Metric], metric_ranges: dict[str, tuple[int, int]],
+                 enabled: Callable[[Any], Sequence[Any]], keep_going: bool, discoveries: list[Discovery],
+                 violated: set[str], trace: Callable[[Any, Any], Trace]
+                 ) -> tuple[Callable[[Property, Trace, Any], None], StateCheck]:
+    """What every search does with a new state, shared by :func:`dfs` and
+    :func:`nice_attendre.breadth_first.bfs`: ``(record, check_state)``.
+
+    ``record(prop, trace, state)`` notes a violation. ``check_state(state, at)`` checks the
+    ``always`` properties, ticks off ``sometimes`` ones that hold, and, when the state has no
+    enabled event, the at-quiescence properties and the metrics; it returns (whether a
+    property is violated, the enabled events, or None when a violation stops the state from
+    being expanded). ``trace(at, state)`` builds the trace to ``state`` (``at`` is what the
+    search knows it by: the event that led there for the depth-first search, the state's key
+    for the breadth-first one); it is called only for a violation reported."""
+
+    def record(prop: Property, found: Trace, state: Any) -> None:
+        discoveries.append(Discovery(prop.name, prop.expectation, found, prop.why(state)))
+        violated.add(prop.name)
+
+    def check_state(state: Any, at: Any) -> tuple[bool, Sequence[Any] | None]:
+        bad = False
+        for prop in always:
+            if not prop.holds(state):
+                if prop.name not in violated or keep_going:
+                    record(prop, trace(at, state), state)
+                bad = True
+        if sometimes:
+            for prop in list(sometimes):
+                if prop.holds(state):
+                    sometimes.remove(prop)
+        if bad:
+            return True, None
+        events = enabled(state)
+        if not events:
+            for prop in at_end:
+                if not prop.holds(state):
+                    if prop.name not in violated or keep_going:
+                        record(prop, trace(at, state), state)
+                    bad = True
+            for metric in metric_list:
+                value = metric.value(state)
+                low, high = metric_ranges.get(metric.name, (value, value))
+                metric_ranges[metric.name] = (min(low, value), max(high, value))
+        return bad, events
+
+    return record, check_state
+
+
 def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (), *,
         limits: Limits = Limits(), keep_going: bool = False, fingerprint: bool = False,
         metrics: Iterable[Metric] = (), progress: ProgressCallback | None = None,
@@ -191,36 +243,8 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         initial = stack[0][0] if stack else final_state
         return Trace(initial, tuple(steps))
 
-    def record(prop: Property, trace: Trace, state: Any) -> None:
-        discoveries.append(Discovery(prop.name, prop.expectation, trace, prop.why(state)))
-        violated.add(prop.name)
-
-    def check_state(state: Any, event: Any) -> tuple[bool, Sequence[Any] | None]:
-        """Check a new state; return (violating, enabled events or None if not expanded)."""
-        bad = False
-        for prop in always:
-            if not prop.holds(state):
-                if prop.name not in violated or keep_going:
-                    record(prop, trace_to(event, state), state)
-                bad = True
-        if sometimes:
-            for prop in list(sometimes):
-                if prop.holds(state):
-                    sometimes.remove(prop)
-        if bad:
-            return True, None
-        events = enabled(state)
-        if not events:
-            for prop in at_end:
-                if not prop.holds(state):
-                    if prop.name not in violated or keep_going:
-                        record(prop, trace_to(event, state), state)
-                    bad = True
-            for metric in metric_list:
-                value = metric.value(state)
-                low, high = metric_ranges.get(metric.name, (value, value))
-                metric_ranges[metric.name] = (min(low, value), max(high, value))
-        return bad, events
+    record, check_state = state_checks(always, at_end, sometimes, metric_list, metric_ranges, enabled,
+                                       keep_going, discoveries, violated, trace_to)
 
     watchdog.bind(stop_at)
     stored = len(visited)  # states in ``visited``, kept up to date in the loop
