@@ -22,10 +22,12 @@ tuple of slot ids and rebuilds only the slots it changes (structural sharing).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import compress
-from operator import itemgetter
+from bisect import bisect_left
+from itertools import chain, compress
+from operator import itemgetter, mul
 from typing import Any, Callable, Mapping, Sequence
 
+from nice_attendre.fingerprint import slot_multiplier
 from nice_attendre.errors import CallTimeout, InputError, ModelError
 from nice_attendre.models.app import App, app_failure, bad_state
 from nice_attendre.models.events import (ControllerHandle, Event, HostAnswer, HostMove, HostReceive, HostSend,
@@ -54,8 +56,25 @@ from nice_attendre.watchdog import CallGuard
 MONITORS = ("no-forwarding-loops", "no-black-holes", "direct-paths", "strict-direct-paths",
             "one-packet-in-per-flow", "delivery")
 
+#: Networks with at least this many slots compute their enabled events incrementally (from
+#: the parent state's and the slots a transition wrote) and ask the search to store their
+#: states keyed by fingerprint (see :attr:`Network.large_states`): below it, one C-level
+#: pass over the slots is cheaper than the bookkeeping.
+INCREMENTAL_SLOTS = 1024
+
+#: States whose enabled-event sources an incremental network remembers (by identity; the
+#: oldest are forgotten first, and a forgotten parent is recomputed in full).
+REMEMBERED_STATES = 4096
+
 #: Control-plane counters kept in the ``load`` slot when counting load.
 LOAD_COUNTERS = ("packet_ins", "flow_mods", "packet_outs", "barriers")
+
+
+_list_items = list.__getitem__
+_EVERY = slice(None)
+
+#: A state's non-empty event sources: their indices (ascending) and their events.
+Sources = tuple[tuple[int, ...], tuple[tuple[Event, ...], ...]]
 
 
 class Tx:
@@ -248,6 +267,7 @@ class Network:
         self.host_of_mac = self.hosts.host_of_mac
         self._layout()
         self._fingerprints = Fingerprinter(self)
+        self._key_multipliers = tuple(slot_multiplier(slot) for slot in range(len(self.slot_names)))
         self._lookup_cache: dict[Any, int] = {}
         #: Whether any entry with a timeout was ever installed. Until then no state can have
         #: an expiry event, so enabled() skips looking (a cache: it never changes a result).
@@ -278,6 +298,19 @@ class Network:
         self._initial = self._make_initial(self._initial_notes)
         #: Memoised transitions (None: every transition runs its handlers).
         self.memo = TransitionMemo(options.memo) if options.memo else None
+        #: Whether enabled events are computed incrementally (see :data:`INCREMENTAL_SLOTS`).
+        self.incremental = len(self.slot_names) >= INCREMENTAL_SLOTS
+        #: The last transition applied: (new state, old state, slots written or None).
+        self._last: tuple[tuple[int, ...], tuple[int, ...], Any] | None = None
+        #: id(state) -> (state, its non-empty event sources): see :meth:`_sources_of`.
+        self._remembered: dict[int, tuple[tuple[int, ...], Sources]] = {}
+
+    @property
+    def large_states(self) -> bool:
+        """Whether states are large enough that an exact search should store them under
+        :meth:`state_key` (hashing a whole state at every transition is then dearer than
+        updating its key from the slots written)."""
+        return self.incremental
 
     # ---- layout ------------------------------------------------------------------------
 
@@ -353,6 +386,42 @@ class Network:
         slots = [slot for slot, _event in self._switch_sources]
         self._switch_ids: Callable[[Sequence[int]], Sequence[int]] = (
             itemgetter(*slots) if len(slots) > 1 else (lambda state: tuple(state[slot] for slot in slots)))
+        self._layout_sources()
+
+    def _layout_sources(self) -> None:
+        """The per-slot event sources, in enabled() order, for incremental enabled events.
+
+        A source is one slot whose value alone decides some of the enabled events: the
+        switches' sources (input ports, command channels, controller queues, as enabled()
+        orders them) and then, after the protocol's and the faults' events, the flow tables
+        (entries that may expire). ``_source_of[slot]`` is the slot's source index or -1,
+        ``_source_events[index](value)`` the events of that source when its slot holds
+        ``value``, and sources from ``_tail_sources`` on come after the global events."""
+        sources: list[tuple[int, Callable[[int], tuple[Event, ...]]]] = []
+
+        def fixed(event: Event) -> Callable[[int], tuple[Event, ...]]:
+            one = (event,)
+            return lambda value: one if value else ()
+
+        for slot, event in self._switch_sources:
+            sources.append((slot, fixed(event)))
+        channels = self.channels
+        for slot, dpid in self._dynamic_commands:
+            sources.append((slot, lambda value, d=dpid: channels.command_events(d, value) if value else ()))
+        for slot, event in self._late_controller_sources:
+            sources.append((slot, fixed(event)))
+        for slot, dpid in self._dynamic_handles:
+            sources.append((slot, lambda value, d=dpid: channels.handle_events(d, value) if value else ()))
+        self._tail_sources = len(sources)
+        for dpid, slot in self.slot_table.items():
+            sources.append((slot, lambda value, d=dpid: self._expiries(d, value)))
+        self._source_of = [-1] * len(self.slot_names)
+        for index, (slot, _events) in enumerate(sources):
+            if self._source_of[slot] >= 0:
+                raise ModelError(f"slot {self.slot_names[slot]} feeds two event sources")
+            self._source_of[slot] = index
+        self._source_slots = tuple(slot for slot, _events in sources)
+        self._source_events = tuple(events for _slot, events in sources)
 
     def _make_initial(self, notes: list[str] | None = None) -> tuple[int, ...]:
         topo = self.topology
@@ -399,6 +468,8 @@ class Network:
 
     def enabled(self, state: tuple[int, ...]) -> list[Event]:
         """Events possible in ``state``, in the fixed order of the class docstring."""
+        if self.incremental:
+            return self._enabled_from_sources(state)
         events: list[Event] = []
         self.hosts.events(state, events)
         # the fixed sources in one C-level pass: their events where the slot is not empty
@@ -428,6 +499,96 @@ class Network:
                     events.extend(found)
         return events
 
+    # ---- incremental enabled events (large networks) ------------------------------------
+
+    def _enabled_from_sources(self, state: tuple[int, ...]) -> list[Event]:
+        """:meth:`enabled` from the state's non-empty per-slot sources (the same events in
+        the same order): the hosts', the protocol's and the faults' events are computed
+        as in :meth:`enabled`, the switches' from :meth:`_sources_of`."""
+        indices, found = self._sources_of(state)
+        events: list[Event] = []
+        self.hosts.events(state, events)
+        split = bisect_left(indices, self._tail_sources)
+        events.extend(chain.from_iterable(found[:split]))
+        extra = self.protocol.extra_events(state)
+        if extra:
+            events.extend(extra)
+        if self.faults is not None:
+            self.faults.events(state, events)
+        if split < len(found):
+            events.extend(chain.from_iterable(found[split:]))
+        return events
+
+    def _sources_of(self, state: tuple[int, ...]) -> Sources:
+        """``state``'s non-empty sources: their indices, in order, and their events.
+
+        When ``state`` is the result of the last transition and the state it came from is
+        remembered, only the sources of the slots that transition wrote are recomputed; a
+        forgotten parent is recomputed in full (and remembered again, for its other
+        successors). Every state computed is remembered (a bounded table, by identity: each
+        entry holds its state, so an id is never that of another live state)."""
+        remembered = self._remembered
+        last = self._last
+        if last is not None and last[0] is state and last[2] is not None:
+            parent = last[1]
+            known = remembered.get(id(parent))
+            if known is not None and known[0] is parent:
+                parent_sources = known[1]
+            else:
+                parent_sources = self._all_sources(parent)
+                self._remember(parent, parent_sources)
+            sources = self._updated_sources(parent_sources, state, last[2])
+        else:
+            known = remembered.get(id(state))
+            if known is not None and known[0] is state:
+                return known[1]
+            sources = self._all_sources(state)
+        self._remember(state, sources)
+        return sources
+
+    def _all_sources(self, state: tuple[int, ...]) -> Sources:
+        """Every non-empty source of ``state`` (one pass over the source slots)."""
+        indices: list[int] = []
+        found: list[tuple[Event, ...]] = []
+        for index, (slot, events_of) in enumerate(zip(self._source_slots, self._source_events)):
+            events = events_of(state[slot])
+            if events:
+                indices.append(index)
+                found.append(events)
+        return tuple(indices), tuple(found)
+
+    def _updated_sources(self, parent: Sources, state: tuple[int, ...], written: Any) -> Sources:
+        """The sources of ``state``, which differs from a state with sources ``parent`` in
+        the ``written`` slots only (each changed source spliced in by bisection: the work
+        is in C, proportional to the number of non-empty sources)."""
+        source_of = self._source_of
+        indices, found = parent
+        for slot in written:
+            index = source_of[slot]
+            if index < 0:
+                continue
+            events = self._source_events[index](state[slot])
+            at = bisect_left(indices, index)
+            present = at < len(indices) and indices[at] == index
+            if present:
+                if events == found[at]:
+                    continue
+                if events:
+                    found = found[:at] + (events,) + found[at + 1:]
+                else:
+                    indices = indices[:at] + indices[at + 1:]
+                    found = found[:at] + found[at + 1:]
+            elif events:
+                indices = indices[:at] + (index,) + indices[at:]
+                found = found[:at] + (events,) + found[at:]
+        return indices, found
+
+    def _remember(self, state: tuple[int, ...], sources: Sources) -> None:
+        remembered = self._remembered
+        remembered[id(state)] = (state, sources)
+        if len(remembered) > REMEMBERED_STATES:
+            del remembered[next(iter(remembered))]
+
     def _expiries(self, dpid: int, value: int) -> tuple[SwitchEntryExpires, ...]:
         """The entries of switch ``dpid``'s table (value ``value``) that may expire now: those
         with a timeout, one event per timeout (an entry that buffers packets for Attendre
@@ -444,6 +605,10 @@ class Network:
 
     def apply(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """The state after ``event``; ``state`` is not changed."""
+        if self.incremental:
+            new, written = self._apply_tracked(state, event)
+            self._last = (new, state, written)
+            return new
         memo = self.memo
         if memo is not None:
             writes = memo.lookup(state, event)
@@ -472,6 +637,14 @@ class Network:
             notes = []  # the app did nothing at join: nothing worth a step 0
         return self._initial, notes
 
+    def _apply_tracked(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], Any]:
+        """``apply``, and the slots written (every slot where the new state differs)."""
+        if self.memo is not None:
+            return self._apply_memo(state, event)
+        tx = TrackingTx(self, state)
+        self._handlers[type(event)](tx, event)
+        return tuple(tx.s), tx.dirty
+
     def _apply_memo(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], Any]:
         """``apply`` through the memo: the new state and the slots written (in write order)."""
         writes = self.memo.lookup(state, event)  # type: ignore[union-attr]
@@ -488,8 +661,10 @@ class Network:
         tx = MemoTx(self, state)
         self._handlers[type(event)](tx, event)
         tracked = tx.s
-        new = tuple(list.__iter__(tracked))
-        if not tracked.opaque and self.slot_alerts not in tracked.written:
+        new = tuple(_list_items(tracked, _EVERY))  # a C-level copy, not the tracking iterator
+        if tracked.opaque:  # written through a slice, say: compare every slot
+            return new, self._fingerprints.changed_slots(state, new)
+        if self.slot_alerts not in tracked.written:
             self.memo.store(event, tracked.reads,  # type: ignore[union-attr]
                             tuple((slot, new[slot]) for slot in tracked.written))
         return new, tracked.written
@@ -513,12 +688,9 @@ class Network:
     def apply_fingerprinted(self, state: tuple[int, ...], fingerprint: int,
                             event: Event) -> tuple[tuple[int, ...], int]:
         """``apply`` and the new state's fingerprint, updated from the slots written only."""
-        if self.memo is not None:
-            new, dirty = self._apply_memo(state, event)
-        else:
-            tx = TrackingTx(self, state)
-            self._handlers[type(event)](tx, event)
-            new, dirty = tuple(tx.s), tx.dirty
+        new, dirty = self._apply_tracked(state, event)
+        if self.incremental:
+            self._last = (new, state, dirty)
         weights = self._fingerprints.weights
         updated = fingerprint
         try:
@@ -528,6 +700,24 @@ class Network:
         except KeyError:  # a component not yet met in that slot: the slow path
             return new, self._fingerprints.update(fingerprint, state, new, dirty)
         return new, updated & 0xFFFFFFFFFFFFFFFF
+
+    # ---- keys of large states (this process only) --------------------------------------
+
+    def state_key(self, state: tuple[int, ...]) -> int:
+        """A 64-bit hash of ``state`` for this process's search (equal states, equal keys):
+        ``sum(k_i * id_i) mod 2**64`` over the slots' component ids, so a transition updates
+        it from the slots it wrote, with no component ever hashed (see :attr:`large_states`)."""
+        return sum(map(mul, self._key_multipliers, state)) & 0xFFFFFFFFFFFFFFFF
+
+    def apply_keyed(self, state: tuple[int, ...], key: int, event: Event) -> tuple[tuple[int, ...], int]:
+        """``apply`` and the new state's :meth:`state_key`, updated from the slots written."""
+        new, written = self._apply_tracked(state, event)
+        if self.incremental:
+            self._last = (new, state, written)
+        multipliers = self._key_multipliers
+        for slot in written:
+            key += multipliers[slot] * (new[slot] - state[slot])
+        return new, key & 0xFFFFFFFFFFFFFFFF
 
     def state_codec(self) -> Any:
         """A codec that moves this network's states between processes (hashes, and only

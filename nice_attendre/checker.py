@@ -14,12 +14,12 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from nice_attendre.checkpoint import SearchState
 from nice_attendre.errors import InputError, ModelError, StopRequest
-from nice_attendre.fingerprint import fingerprint_functions
+from nice_attendre.fingerprint import fingerprint_functions, keyed_functions
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.system import System
 from nice_attendre.trace import Step, Trace
-from nice_attendre.visited import FingerprintTable, collision_probability
+from nice_attendre.visited import FingerprintTable, KeyedStates, collision_probability
 from nice_attendre.watchdog import CallGuard, Watchdog
 
 
@@ -199,7 +199,9 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         metric_ranges: dict[str, tuple[int, int]] = {}
         discoveries: list[Discovery] = []
         violated: set[str] = set()
-        visited: Any = FingerprintTable() if fingerprint else set()
+        visited: Any = (FingerprintTable() if fingerprint
+                         else KeyedStates() if getattr(system, "large_states", False) is True
+                         and hasattr(system, "apply_keyed") else set())
         # A frame is [state, events, next index, event that led here, its key in `visited`].
         stack: list[list[Any]] = []
         transitions = revisits = max_depth = next_initial = 0
@@ -227,8 +229,14 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
 
     enabled = system.enabled
     apply = system.apply
+    # Keys in ``visited``: states, fingerprints, or (fingerprint, state) pairs for systems
+    # whose states are too large to hash in full at every transition.
+    keyed = isinstance(visited, KeyedStates)
+    hashed = fingerprint or keyed
     if fingerprint:
         fingerprint_of, step = fingerprint_functions(system)
+    elif keyed:
+        fingerprint_of, step = keyed_functions(system)
     add_visited = visited.add
     stop_reason: str | None = None
     signum: int | None = None
@@ -269,7 +277,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                 frame[2] = index + 1
                 event = events[index]
                 try:
-                    if fingerprint:
+                    if hashed:
                         state, key = step(frame[0], frame[4], event)
                     else:
                         state = key = apply(frame[0], event)
@@ -289,7 +297,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                             break
                         continue  # a violating step is not followed further
                 # one lookup, not two: add, and see whether the visited set grew
-                if fingerprint:
+                if hashed:
                     is_new = add_visited(key)
                 else:
                     add_visited(key)
@@ -334,7 +342,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                 break
             initial = initials[next_initial]
             next_initial += 1
-            key = fingerprint_of(initial) if fingerprint else initial
+            key = fingerprint_of(initial) if hashed else initial
             if key in visited:
                 continue
             add_visited(key)

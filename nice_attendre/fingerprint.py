@@ -186,3 +186,22 @@ def fingerprint_functions(system: Any) -> tuple[FingerprintFunction, StepFunctio
             return successor, of(successor)
 
     return of, step
+
+
+def keyed_functions(system: Any) -> tuple[Callable[[Any], tuple[int, Any]],
+                                          Callable[[Any, tuple[int, Any], Any], tuple[Any, tuple[int, Any]]]]:
+    """``(key(state), step(state, key, event) -> (next state, its key))`` for an exact search
+    that stores states under a hash (:class:`nice_attendre.visited.KeyedStates`): keys are
+    ``(hash, state)`` pairs, the hash the system's :class:`~nice_attendre.system.LargeStates`
+    ``state_key``, updated by its ``apply_keyed``."""
+    state_key = system.state_key
+    apply_keyed = system.apply_keyed
+
+    def key_of(state: Any) -> tuple[int, Any]:
+        return state_key(state), state
+
+    def keyed_step(state: Any, key: tuple[int, Any], event: Any) -> tuple[Any, tuple[int, Any]]:
+        successor, hashed = apply_keyed(state, key[0], event)
+        return successor, (hashed, successor)
+
+    return key_of, keyed_step

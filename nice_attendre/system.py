@@ -64,6 +64,31 @@ class Fingerprinted(Protocol[S, E]):
         ...
 
 
+class LargeStates(Protocol[S, E]):
+    """Optional: a system whose states are too large to hash in full at every transition.
+
+    When ``large_states`` is true, the exact depth-first search stores each state under its
+    ``state_key`` (:class:`nice_attendre.visited.KeyedStates`) instead of in a set:
+
+    * ``state_key(state)`` is a 64-bit hash that depends only on the state's value within
+      this process (equal states, equal keys; it need not be stable across processes);
+    * ``apply_keyed(state, key, event)`` returns ``(apply(state, event), its key)`` given
+      ``state``'s key: the place to update it from what the event changed.
+
+    States with equal keys are still compared in full, so the search stays exact.
+    """
+
+    large_states: bool
+
+    def state_key(self, state: S) -> int:
+        """A process-local 64-bit hash of ``state``."""
+        ...
+
+    def apply_keyed(self, state: S, key: int, event: E) -> tuple[S, int]:
+        """``apply(state, event)`` and its key, from ``state``'s ``key``."""
+        ...
+
+
 class StateCodec(Protocol[S]):
     """Moves states of one system between processes (one codec per process and system).
 

@@ -12,7 +12,7 @@ per fingerprint, 10.7 to 21.3; while it doubles, the old and the new array are b
 from __future__ import annotations
 
 from array import array
-from typing import Iterator
+from typing import Any, Iterator
 
 #: Buckets of a new table (a power of two).
 INITIAL_BUCKETS = 1 << 10
@@ -115,3 +115,64 @@ class FingerprintTable:
         for fingerprint in self._keys:
             if fingerprint:
                 yield fingerprint
+
+
+class KeyedStates:
+    """An exact set of states, each stored under its 64-bit fingerprint.
+
+    For systems whose states are large (see :class:`nice_attendre.system.Fingerprinted`'s
+    ``large_states``): a Python set would hash every state in full on each lookup, while the
+    fingerprint is updated from the few slots a transition writes. Exact all the same: a
+    state is new unless an equal state is stored (two states with one fingerprint are both
+    kept). Keys are ``(fingerprint, state)`` pairs.
+    """
+
+    __slots__ = ("_states", "_size")
+
+    def __init__(self) -> None:
+        self._states: dict[int, Any] = {}  # fingerprint -> state, or a _Bucket of states
+        self._size = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __contains__(self, key: tuple[int, Any]) -> bool:
+        fingerprint, state = key
+        found = self._states.get(fingerprint)
+        if found is None:
+            return False
+        if found.__class__ is _Bucket:
+            return state in found
+        return found == state
+
+    def add(self, key: tuple[int, Any]) -> bool:
+        """Insert the state of ``key``; True if no equal state was there yet."""
+        fingerprint, state = key
+        states = self._states
+        found = states.get(fingerprint)
+        if found is None:
+            states[fingerprint] = state
+        elif found.__class__ is _Bucket:
+            if state in found:
+                return False
+            found.append(state)
+        elif found == state:
+            return False
+        else:  # a fingerprint collision: keep both
+            states[fingerprint] = _Bucket((found, state))
+        self._size += 1
+        return True
+
+    def __iter__(self) -> Iterator[Any]:
+        """The stored states."""
+        for found in self._states.values():
+            if found.__class__ is _Bucket:
+                yield from found
+            else:
+                yield found
+
+
+class _Bucket(list):  # type: ignore[type-arg]
+    """States that share one fingerprint (told apart from a stored state by its class)."""
+
+    __slots__ = ()

@@ -1,0 +1,112 @@
+"""The cost of one transition against the size of the network, in one run.
+
+Two shapes of network, each at several sizes, route-flow under OpenFlow with 2 packets:
+
+* ``line``: ``linear:N``, the packets cross all N switches (the path grows with N);
+* ``tail``: ``h1 - s1 - s2 - h2`` with a line of N - 2 idle switches hanging off ``s2``:
+  the same traffic and path at every N, only the network grows.
+
+Each cell explores the first ``--transitions`` transitions (or the whole space if smaller)
+with the incremental bookkeeping of large networks forced off ("full": every transition
+hashes the whole state and rescans every event source) and at its default ("default": on
+from :data:`nice_attendre.models.network.INCREMENTAL_SLOTS` slots), and prints the
+transitions per second and microseconds per transition. The counts of both runs must agree.
+
+    python benchmarks/size.py
+    python benchmarks/size.py --sizes 10,100,1000 --shapes tail --json size.json
+
+This is a benchmark, not a test (the counts' agreement is tested in
+tests/models/test_incremental.py).
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import networkx as nx
+
+SHAPES = ("line", "tail")
+
+
+def tail_graph(switches: int) -> nx.Graph:
+    """``h1 - s1 - s2 - h2`` and ``s2 - s3 - ... - sN`` (idle)."""
+    graph = nx.Graph()
+    nx.add_path(graph, ["h1", "s1", "s2", "h2"])
+    if switches > 2:
+        nx.add_path(graph, ["s2"] + [f"s{i}" for i in range(3, switches + 1)])
+    return graph
+
+
+def topology(shape: str, switches: int) -> Any:
+    """The topology of ``shape`` with ``switches`` switches (a spec or a graph)."""
+    return f"linear:{switches}" if shape == "line" else tail_graph(switches)
+
+
+def measure(shape: str, switches: int, transitions: int, incremental: bool) -> dict[str, Any]:
+    """Explore one cell; its counts, slots and speed."""
+    from nice_attendre.checker import Limits
+    from nice_attendre.frontend.api import build, search
+    from nice_attendre.models import network
+
+    saved = network.INCREMENTAL_SLOTS
+    if not incremental:
+        network.INCREMENTAL_SLOTS = sys.maxsize
+    try:
+        run = build("route-flow", topology=topology(shape, switches), packets=2)
+    finally:
+        network.INCREMENTAL_SLOTS = saved
+    system = run.network
+    gc.collect()
+    start = time.perf_counter()
+    result = search(run, limits=Limits(max_transitions=transitions))
+    seconds = time.perf_counter() - start
+    stats = result.stats
+    return {"shape": shape, "switches": switches, "mode": "default" if incremental else "full",
+            "slots": len(system.slot_names), "incremental": system.incremental,
+            "transitions": stats.transitions, "unique_states": stats.unique_states, "revisits": stats.revisits,
+            "seconds": round(seconds, 3), "per_second": round(stats.transitions / seconds),
+            "microseconds": round(seconds / stats.transitions * 1e6, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="3,10,30,100,300,1000", help="switch counts, comma-separated")
+    parser.add_argument("--shapes", default=",".join(SHAPES), help=f"of {', '.join(SHAPES)}")
+    parser.add_argument("--transitions", type=int, default=20_000, help="transitions per cell (at most)")
+    parser.add_argument("--json", help="also write the rows to this file")
+    args = parser.parse_args(argv)
+    sizes = [int(size) for size in args.sizes.split(",")]
+    shapes = args.shapes.split(",")
+    unknown = sorted(set(shapes) - set(SHAPES))
+    if unknown:
+        parser.error(f"unknown shape {unknown[0]!r}")
+    print(f"load {os.getloadavg()[0]:.2f}; route-flow, openflow, 2 packets, at most {args.transitions:,} "
+          "transitions per cell")
+    print(f"{'shape':6} {'switches':>8} {'slots':>6} {'transitions':>11} {'states':>7}  "
+          f"{'full t/s':>9} {'us/t':>7}  {'default t/s':>11} {'us/t':>7}  {'ratio':>6}")
+    rows = []
+    for shape in shapes:
+        for switches in sizes:
+            full = measure(shape, switches, args.transitions, incremental=False)
+            default = measure(shape, switches, args.transitions, incremental=True)
+            counts = ("transitions", "unique_states", "revisits")
+            if any(full[key] != default[key] for key in counts):
+                print(f"counts differ on {shape} {switches}: {full} {default}", file=sys.stderr)
+                return 1
+            rows += [full, default]
+            print(f"{shape:6} {switches:8} {full['slots']:6} {full['transitions']:11,} {full['unique_states']:7,}  "
+                  f"{full['per_second']:9,} {full['microseconds']:7}  {default['per_second']:11,} "
+                  f"{default['microseconds']:7}  {default['per_second'] / full['per_second']:5.2f}x", flush=True)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(rows, handle, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
