@@ -225,6 +225,7 @@ class Hosts:
         announce = Packet(Header(host, BROADCAST, default_ip(host), IP_BROADCAST), host, seq, "announce")
         old = hs.location
         hs = hs._replace(extra=hs.extra + 1, location=(ev.dpid, ev.port))
+        tx.put(self.net.slot_where[host], hs.location)
         tx.note(lambda: f"{host} moves from s{old[0]}:{old[1]} to s{ev.dpid}:{ev.port} "
                 f"and announces itself ({announce})")
         tx.put(slot, self._emit(tx, host, hs, announce))

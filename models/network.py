@@ -4,7 +4,8 @@ Configuration (topology, host scripts, the app, the protocol variant) is held by
 :class:`Network`, with caches that never change what a state means (interning tables,
 lookup results); the state is a tuple of interned ids, one per *slot*:
 
-* ``host:H`` (:class:`HostState`) and ``inbox:H`` (the link into host H, a FIFO);
+* ``host:H`` (:class:`HostState`) and ``inbox:H`` (the link into host H, a FIFO); for a
+  host that moves, ``where:H``: where it is attached (its ``HostState.location`` again);
 * per switch: ``table:D`` (flow table), ``buffer:D`` (packet buffer: buffer id -> packet),
   ``ext:D`` (the protocol variant's switch state), ``cmdq:D`` (commands from the
   controller, a FIFO; with several controller threads, a sorted tuple of FIFO batches) and
@@ -305,6 +306,14 @@ class Network:
         #: id(state) -> (state, its non-empty event sources): see :meth:`_sources_of`.
         self._remembered: dict[int, tuple[tuple[int, ...], Sources]] = {}
 
+        if self.memo is not None and not self.incremental:
+            # the search's apply: memo lookups and replays in one call (see TransitionMemo.applier)
+            self.apply = self.memo.applier(self._apply_missed)  # type: ignore[method-assign]
+
+    def _apply_missed(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
+        """``apply`` of a transition the memo does not know: run it and store it."""
+        return self._apply_and_store(state, event)[0]
+
     @property
     def large_states(self) -> bool:
         """Whether states are large enough that an exact search should store them under
@@ -332,6 +341,10 @@ class Network:
             return len(self.slot_names) - 1
 
         self.slot_host = {h: slot(f"host:{h}", "host") for h in topo.hosts}
+        # where each mobile host is attached (also in its HostState): a slot of its own, so a
+        # switch that delivers a frame reads only that, and its memoised transitions do not
+        # depend on what the host received
+        self.slot_where = {h: slot(f"where:{h}", "where") for h in self.mobile}
         self.slot_inbox = {h: slot(f"inbox:{h}", "queue") for h in topo.hosts}
         self.slot_table = {d: slot(f"table:{d}", "table") for d in topo.switches}
         self.slot_buffer = {d: slot(f"buffer:{d}", "buffer") for d in topo.switches}
@@ -429,6 +442,8 @@ class Network:
         tx = Tx(self, state, notes)
         for host in topo.hosts:
             tx.put(self.slot_host[host], self.hosts.initial(host))
+        for host, slot in self.slot_where.items():
+            tx.put(slot, self.topology.host_port[host])
         for dpid in topo.switches:
             tx.put(self.slot_table[dpid], ())
             tx.put(self.slot_buffer[dpid], ())
@@ -744,8 +759,8 @@ class Network:
             tx.note(lambda: f"s{dpid} sends {packet} out of port {port}, whose link is down: it is lost")
             return False
         host = None
-        for mobile in self.mobile:
-            if tx.get(self.slot_host[mobile]).location == (dpid, port):
+        for mobile, slot in self.slot_where.items():
+            if tx.get(slot) == (dpid, port):
                 host = mobile
                 break
         peer = self.topology.links.get((dpid, port))
@@ -774,8 +789,8 @@ class Network:
                 ends = {(dpid, port)} | ({(peer.node, peer.port)} if peer is not None and not peer.is_host else set())
                 if ends & set(faults.down):
                     return None
-        for host in self.mobile:
-            if self._values[self.slot_host[host]][state[self.slot_host[host]]].location == (dpid, port):
+        for host, slot in self.slot_where.items():
+            if self._values[slot][state[slot]] == (dpid, port):
                 return host
         peer = self.topology.links.get((dpid, port))
         if peer is None or (peer.is_host and peer.node in self.mobile):
