@@ -93,15 +93,16 @@ class TransitionMemo:
         self.capacity = capacity
         self.size = 0
         self.misses = 0
-        # id(event) -> (event, [(slots read, their getter, {ids read: writes})])
+        # id(event) -> (event, [(slots read, their getter, {ids read: writes},
+        #                        {ids read: fingerprint delta})])
         self._table: dict[int, tuple[Any, list[tuple[tuple[int, ...], Callable[[Sequence[int]], Any],
-                                                     dict[Any, Any]]]]] = {}
+                                                     dict[Any, Any], dict[Any, int]]]]] = {}
 
     def lookup(self, state: Sequence[int], event: Any) -> tuple[tuple[int, int], ...] | None:
         """Stored writes of ``event`` valid in ``state``, or None."""
         entry = self._table.get(id(event))
         if entry is not None and entry[0] is event:
-            for _slots, getter, by_reads in entry[1]:
+            for _slots, getter, by_reads, _deltas in entry[1]:
                 writes = by_reads.get(getter(state))
                 if writes is not None:
                     return writes
@@ -118,7 +119,7 @@ class TransitionMemo:
         def apply(state: tuple[int, ...], event: Any) -> tuple[int, ...]:
             entry = table.get(id(event))
             if entry is not None and entry[0] is event:
-                for _slots, getter, by_reads in entry[1]:
+                for _slots, getter, by_reads, _deltas in entry[1]:
                     writes = by_reads.get(getter(state))
                     if writes is not None:
                         after = list(state)
@@ -130,8 +131,42 @@ class TransitionMemo:
 
         return apply
 
-    def store(self, event: Any, reads: dict[int, int], writes: tuple[tuple[int, int], ...]) -> None:
-        """Record that ``event`` in a state with ids ``reads`` (slot -> id) writes ``writes``."""
+    def fingerprinted_applier(self, miss: Callable[[tuple[int, ...], int, Any], tuple[tuple[int, ...], int]],
+                              update: Callable[[int, tuple[int, ...], tuple[int, ...], Any], int]
+                              ) -> Callable[[tuple[int, ...], int, Any], tuple[tuple[int, ...], int]]:
+        """``apply_fingerprinted(state, fingerprint, event)`` through this memo, as
+        :meth:`applier`: a known transition's new fingerprint is ``fingerprint`` plus the
+        delta stored with it when there is one (see :meth:`store`), else
+        ``update(fingerprint, state, new state, writes)``; an unknown one is ``miss``'s."""
+        table = self._table
+
+        def apply_fingerprinted(state: tuple[int, ...], fingerprint: int, event: Any) -> tuple[tuple[int, ...], int]:
+            entry = table.get(id(event))
+            if entry is not None and entry[0] is event:
+                for _slots, getter, by_reads, deltas in entry[1]:
+                    key = getter(state)
+                    writes = by_reads.get(key)
+                    if writes is not None:
+                        after = list(state)
+                        for slot, value in writes:
+                            after[slot] = value
+                        new = tuple(after)
+                        delta = deltas.get(key)
+                        if delta is None:
+                            return new, update(fingerprint, state, new, [slot for slot, _value in writes])
+                        return new, (fingerprint + delta) & 0xFFFFFFFFFFFFFFFF
+            self.misses += 1
+            return miss(state, fingerprint, event)
+
+        return apply_fingerprinted
+
+    def store(self, event: Any, reads: dict[int, int], writes: tuple[tuple[int, int], ...],
+              delta: int | None = None) -> None:
+        """Record that ``event`` in a state with ids ``reads`` (slot -> id) writes ``writes``.
+
+        ``delta``: what the transition adds to a state's fingerprint (mod 2**64), given only
+        when it is the same in every state with those reads: when every slot written was
+        read first, so the old values of the written slots are part of the key."""
         if self.size >= self.capacity:
             self._table.clear()
             self.size = 0
@@ -142,15 +177,17 @@ class TransitionMemo:
         key = tuple(reads[slot] for slot in slots)
         if len(slots) == 1:
             key = key[0]
-        for known, _getter, by_reads in entry[1]:
+        for known, _getter, by_reads, deltas in entry[1]:
             if known == slots:
                 break
         else:
-            by_reads = {}
-            entry[1].append((slots, itemgetter(*slots) if slots else _nothing, by_reads))
+            by_reads, deltas = {}, {}
+            entry[1].append((slots, itemgetter(*slots) if slots else _nothing, by_reads, deltas))
         if key not in by_reads:
             by_reads[key] = writes
             self.size += 1
+        if delta is not None:
+            deltas[key] = delta
 
 
 def _nothing(state: Sequence[int]) -> tuple[()]:

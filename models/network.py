@@ -309,10 +309,18 @@ class Network:
         if self.memo is not None and not self.incremental:
             # the search's apply: memo lookups and replays in one call (see TransitionMemo.applier)
             self.apply = self.memo.applier(self._apply_missed)  # type: ignore[method-assign]
+            self.apply_fingerprinted = self.memo.fingerprinted_applier(  # type: ignore[method-assign]
+                self._apply_fingerprinted_missed, self._fingerprints.update)
 
     def _apply_missed(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """``apply`` of a transition the memo does not know: run it and store it."""
         return self._apply_and_store(state, event)[0]
+
+    def _apply_fingerprinted_missed(self, state: tuple[int, ...], fingerprint: int,
+                                    event: Event) -> tuple[tuple[int, ...], int]:
+        """``apply_fingerprinted`` of a transition the memo does not know: run it and store
+        it with its fingerprint delta."""
+        return self._apply_and_store(state, event, fingerprint)  # type: ignore[return-value]
 
     @property
     def large_states(self) -> bool:
@@ -670,19 +678,33 @@ class Network:
             after[slot] = value
         return tuple(after), [slot for slot, _value in writes]
 
-    def _apply_and_store(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], dict[int, None]]:
+    def _apply_and_store(self, state: tuple[int, ...], event: Event,
+                         fingerprint: int | None = None) -> tuple[tuple[int, ...], Any]:
         """Run ``event``'s handlers, tracking reads and writes, and store the transition in the
-        memo unless it may not be replayed (see :mod:`nice_attendre.models.memo`)."""
+        memo unless it may not be replayed (see :mod:`nice_attendre.models.memo`); return the
+        new state and the slots written, or with ``fingerprint`` (``state``'s) the new
+        state's fingerprint instead of the slots (the transition is then stored with its
+        fingerprint delta where that is the same in every state it is replayed in)."""
         tx = MemoTx(self, state)
         self._handlers[type(event)](tx, event)
         tracked = tx.s
         new = tuple(_list_items(tracked, _EVERY))  # a C-level copy, not the tracking iterator
         if tracked.opaque:  # written through a slice, say: compare every slot
-            return new, self._fingerprints.changed_slots(state, new)
-        if self.slot_alerts not in tracked.written:
+            written: Any = self._fingerprints.changed_slots(state, new)
+            if fingerprint is None:
+                return new, written
+            return new, self._fingerprints.update(fingerprint, state, new, written)
+        written = tracked.written
+        updated = delta = None
+        if fingerprint is not None:
+            updated = self._fingerprints.update(fingerprint, state, new, written)
+            reads = tracked.reads
+            if all(slot in reads for slot in written):
+                delta = (updated - fingerprint) & 0xFFFFFFFFFFFFFFFF
+        if self.slot_alerts not in written:
             self.memo.store(event, tracked.reads,  # type: ignore[union-attr]
-                            tuple((slot, new[slot]) for slot in tracked.written))
-        return new, tracked.written
+                            tuple((slot, new[slot]) for slot in written), delta)
+        return new, (written if fingerprint is None else updated)
 
     def narrate(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], list[str]]:
         """Apply ``event`` and say what happened, one line per step (for traces)."""

@@ -148,3 +148,69 @@ def test_a_search_saved_with_the_memo_resumes_without_it(tmp_path: Path) -> None
     assert not first.complete
     rest = verify("route-flow", memo=False, resume=checkpoint, **options)
     assert rest.complete and rest.stats.counts()[:3] == whole.stats.counts()[:3]
+
+
+@pytest.mark.parametrize("app,topology,packets,protocol", [
+    ("mac-learning", "linear:1", 3, "openflow"), ("route-flow", "linear:2", 2, "attendre"),
+    ("energy-te", "paths:2,3", 1, "openflow"), ("route-flow", "linear:2", 2, "pif:action=drop")])
+def test_replayed_fingerprints_equal_the_ones_computed_in_full(app: str, topology: str, packets: int,
+                                                               protocol: str) -> None:
+    """A memoised transition replays its fingerprint delta where every slot it wrote was read
+    first (the old values are then in its key); every fingerprint so obtained is the state's."""
+    from nice_attendre.checker import dfs
+    from nice_attendre.frontend.api import build
+
+    run = build(app, topology=topology, packets=packets, protocol=protocol, properties=[])
+    net = run.network
+    fused = net.apply_fingerprinted
+    checked = []
+
+    def step(state: Any, fingerprint: int, event: Any) -> Any:
+        new, found = fused(state, fingerprint, event)
+        assert found == net.fingerprint(new)
+        checked.append(found)
+        return new, found
+
+    net.apply_fingerprinted = step
+    result = dfs(net, run.properties, fingerprint=True)
+    assert result.complete and len(checked) == result.stats.transitions
+    assert net.memo.misses < len(checked) / 2  # most were replays
+
+
+def test_a_delta_is_replayed_only_where_it_was_stored() -> None:
+    memo = TransitionMemo()
+    event = object()
+    memo.store(event, {0: 1}, ((0, 2),), delta=5)  # read slot 0, wrote it: a constant delta
+    memo.store(event, {0: 3}, ((0, 4), (1, 9)))  # wrote slot 1 unread: no delta
+    calls = []
+
+    def update(fingerprint: int, old: Any, new: Any, written: Any) -> int:
+        calls.append(list(written))
+        return 1000
+
+    apply = memo.fingerprinted_applier(lambda state, fp, ev: ((), -1), update)
+    assert apply((1, 0), 10, event) == ((2, 0), 15) and not calls
+    assert apply((3, 7), 10, event) == ((4, 9), 1000) and calls == [[0, 1]]
+    assert apply((8, 7), 10, event) == ((), -1) and memo.misses == 1
+
+
+def test_a_transition_that_writes_a_slot_unread_replays_no_delta() -> None:
+    """Its old value is not in its key, so its fingerprint change differs between states."""
+    from dataclasses import dataclass
+
+    from nice_attendre.frontend.api import build
+
+    @dataclass(frozen=True)
+    class Overwrite:
+        pass
+
+    net = build("route-flow", topology="linear:1", packets=1, properties=[]).network
+    slot = net.slot_index["buffer:1"]
+    net._handlers[Overwrite] = lambda tx, event: tx.put(slot, ((7, 1, None),))  # never reads the slot
+    event = Overwrite()
+    first = net.encode({"buffer:1": ()})
+    second = net.encode({"buffer:1": ((3, 1, None),)})
+    for state in (first, second):  # the second is a replay of the first's stored transition
+        new, found = net.apply_fingerprinted(state, net.fingerprint(state), event)
+        assert found == net.fingerprint(new)
+    assert net.memo.misses == 1
