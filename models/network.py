@@ -749,8 +749,7 @@ class Network:
     def apply_keyed(self, state: tuple[int, ...], key: int, event: Event) -> tuple[tuple[int, ...], int]:
         """``apply`` and the new state's :meth:`state_key`, updated from the slots written."""
         new, written = self._apply_tracked(state, event)
-        if self.incremental:
-            self._last = (new, state, written)
+        self._last = (new, state, written)
         multipliers = self._key_multipliers
         for slot in written:
             key += multipliers[slot] * (new[slot] - state[slot])

@@ -24,7 +24,7 @@ import time
 from collections import deque
 from typing import Any, Hashable, Iterable, Sequence
 
-from nice_attendre.checker import Limits, Progress, ProgressCallback, state_checks
+from nice_attendre.checker import Limits, Progress, ProgressCallback, end_of_search, state_checks
 from nice_attendre.errors import StopRequest
 from nice_attendre.fingerprint import fingerprint_functions
 from nice_attendre.property import Expectation, Metric, Property
@@ -190,11 +190,7 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
     finally:
         watchdog.unbind()
 
-    if stop_reason is None and depth_cut:
-        stop_reason = "max-depth"
-    if stop_reason is None:
-        for prop in sometimes:
-            discoveries.append(Discovery(prop.name, prop.expectation, None, "no reachable state satisfies it"))
+    stop_reason = end_of_search(stop_reason, depth_cut, sometimes, discoveries)
     unique_states = len(parents)
     stats = Stats(transitions, unique_states, revisits, max_depth, time.monotonic() - start)
     collision = collision_probability(unique_states, unique_states + revisits) if fingerprint else None

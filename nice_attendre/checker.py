@@ -137,6 +137,19 @@ def state_checks(always: Sequence[Property], at_end: Sequence[Property], sometim
     return record, check_state
 
 
+def end_of_search(stop_reason: str | None, depth_cut: bool, unmet: Iterable[Property],
+                  discoveries: list[Discovery]) -> str | None:
+    """The reason a search ended, shared by every search: a search that cut states at the
+    depth limit is incomplete (``max-depth``) unless it stopped for another reason; a
+    complete one reports each ``unmet`` sometimes-property in ``discoveries``."""
+    if stop_reason is None and depth_cut:
+        stop_reason = "max-depth"
+    if stop_reason is None:
+        for prop in unmet:
+            discoveries.append(Discovery(prop.name, prop.expectation, None, "no reachable state satisfies it"))
+    return stop_reason
+
+
 def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (), *,
         limits: Limits = Limits(), keep_going: bool = False, fingerprint: bool = False,
         metrics: Iterable[Metric] = (), progress: ProgressCallback | None = None,
@@ -380,12 +393,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         checkpoint(SearchState(next_initial, visited, stack, transitions, revisits, max_depth, depth_cut,
                                discoveries, violated, [p.name for p in sometimes], metric_ranges,
                                elapsed_before + now - start, finished, stop_reason))
-    if stop_reason is None and depth_cut:
-        stop_reason = "max-depth"
-    if stop_reason is None:
-        for prop in sometimes:
-            discoveries.append(Discovery(prop.name, prop.expectation, None,
-                                         "no reachable state satisfies it"))
+    stop_reason = end_of_search(stop_reason, depth_cut, sometimes, discoveries)
     stats = Stats(transitions, unique_states, revisits, max_depth, elapsed_before + now - start)
     collision = (collision_probability(unique_states, unique_states + revisits) if fingerprint
                  and visited is not None else None)

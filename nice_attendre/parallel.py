@@ -40,7 +40,7 @@ import time
 import traceback
 from typing import Any, Callable, Protocol, Sequence
 
-from nice_attendre.checker import Limits, Progress, ProgressCallback
+from nice_attendre.checker import Limits, Progress, ProgressCallback, end_of_search
 from nice_attendre.errors import ModelError, NiceAttendreError
 from nice_attendre.fingerprint import fingerprint_functions, owner
 from nice_attendre.property import Expectation, Metric, Property
@@ -159,12 +159,8 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
         discoveries = []
     finally:
         cluster.close()
-    if stop_reason is None and depth_cut:
-        stop_reason = "max-depth"
-    if stop_reason is None:
-        for prop in properties:
-            if prop.expectation is Expectation.SOMETIMES and prop.name not in held:
-                discoveries.append(Discovery(prop.name, prop.expectation, None, "no reachable state satisfies it"))
+    unmet = [p for p in properties if p.expectation is Expectation.SOMETIMES and p.name not in held]
+    stop_reason = end_of_search(stop_reason, depth_cut, unmet, discoveries)
     stats = Stats(transitions, unique, revisits, max_depth, time.monotonic() - start)
     return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metrics,
                   collision_probability=collision_probability(unique, unique + revisits))

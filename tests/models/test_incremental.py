@@ -7,7 +7,6 @@ the ones computed in full.
 """
 from __future__ import annotations
 
-import importlib.util
 import pickle
 from pathlib import Path
 from typing import Any, Iterator
@@ -18,19 +17,13 @@ from nice_attendre import verify
 from nice_attendre.frontend.api import build
 from nice_attendre.models import network
 from nice_attendre.visited import KeyedStates
+from pinned import load_test_module
 
 TESTS = Path(__file__).resolve().parents[1]
 DATA_APPS = TESTS / "data" / "apps"
 
 
-def _memo_pinned() -> Any:
-    spec = importlib.util.spec_from_file_location("incremental_memo_pinned", TESTS / "models" / "test_memo_pinned.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-PINNED = _memo_pinned()
+PINNED = load_test_module("models/test_memo_pinned.py")
 
 
 @pytest.fixture

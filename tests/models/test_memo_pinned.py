@@ -8,7 +8,6 @@ a new pinned scenario is checked here too. Scenarios of more than 30,000 transit
 """
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -16,38 +15,32 @@ import pytest
 
 from nice_attendre import verify
 from nice_attendre.models.memo import ReadTrackingList, TransitionMemo
+from pinned import pinned_table
 
 TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
 FAST = 30_000
 
 
-def _table(path: str, name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"memo_pinned_{Path(path).stem}", TESTS / path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return getattr(module, name)
-
-
 def scenarios() -> list[Any]:
     """(app, topology, packets, protocol, extra keywords, pinned transitions) of every pinned table."""
     cases = []
-    for (protocol, switches, packets), counts in _table("apps/test_route_flow.py", "PINNED").items():
+    for (protocol, switches, packets), counts in pinned_table("apps/test_route_flow.py", "PINNED").items():
         cases.append(("route-flow", f"linear:{switches}", packets, protocol, {}, counts[0]))
-    for (protocol, switches, packets), counts in _table("apps/test_mac_learning.py", "PINNED").items():
+    for (protocol, switches, packets), counts in pinned_table("apps/test_mac_learning.py", "PINNED").items():
         cases.append(("mac-learning", f"linear:{switches}", packets, protocol, {}, counts[0]))
-    for (protocol, topology, flows), counts in _table("apps/test_energy_te.py", "PINNED").items():
+    for (protocol, topology, flows), counts in pinned_table("apps/test_energy_te.py", "PINNED").items():
         cases.append(("energy-te", topology, flows, protocol, {}, counts[0]))
-    for (protocol, switches, packets), counts in _table("models/test_controller_threads.py", "THREADED").items():
+    for (protocol, switches, packets), counts in pinned_table("models/test_controller_threads.py", "THREADED").items():
         cases.append(("route-flow", f"linear:{switches}", packets, protocol, {"threaded_controller": True},
                       counts[0]))
-    for (switches, packets), transitions in _table("apps/test_route_flow_grid.py", "ATTENDRE").items():
+    for (switches, packets), transitions in pinned_table("apps/test_route_flow_grid.py", "ATTENDRE").items():
         cases.append(("route-flow", f"linear:{switches}", packets, "attendre", {"properties": []}, transitions))
     for name in ("COUNTS", "PAPER_COUNTS", "SLOW_COUNTS"):
-        for (app, topology, packets, protocol), counts in _table("models/test_variant_counts.py", name).items():
+        for (app, topology, packets, protocol), counts in pinned_table("models/test_variant_counts.py", name).items():
             cases.append((app, topology, packets, protocol, {"properties": []}, counts[0]))
     ls10 = f"{ROOT / 'examples' / 'ryu' / 'learning_switch_10.py'}:LearningSwitch10"
-    for protocol, counts in _table("models/ryu/test_ryu_variants.py", "PINNED").items():
+    for protocol, counts in pinned_table("models/ryu/test_ryu_variants.py", "PINNED").items():
         cases.append((ls10, "linear:2", 2, protocol,
                       {"properties": ["delivery", "no-forgotten-packets", "no-black-holes"]}, counts[0]))
     # other semantics: any command order, faults, load counters, bugs (violations and traces)

@@ -6,35 +6,25 @@ checked here too. Scenarios of more than 30,000 transitions run with ``-m slow``
 """
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from nice_attendre import verify
+from pinned import pinned_table
 
-TESTS = Path(__file__).resolve().parents[1]
 FAST = 30_000
-
-
-def _table(path: str, name: str) -> dict:
-    spec = importlib.util.spec_from_file_location(f"pinned_{Path(path).stem}", TESTS / path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return getattr(module, name)
 
 
 def scenarios() -> list:
     cases = []
-    for (protocol, switches, packets), counts in _table("apps/test_route_flow.py", "PINNED").items():
+    for (protocol, switches, packets), counts in pinned_table("apps/test_route_flow.py", "PINNED").items():
         cases.append((("route-flow", f"linear:{switches}", packets, protocol, {}), counts[0]))
-    for (protocol, switches, packets), counts in _table("apps/test_mac_learning.py", "PINNED").items():
+    for (protocol, switches, packets), counts in pinned_table("apps/test_mac_learning.py", "PINNED").items():
         cases.append((("mac-learning", f"linear:{switches}", packets, protocol, {}), counts[0]))
-    for (protocol, topology, flows), counts in _table("apps/test_energy_te.py", "PINNED").items():
+    for (protocol, topology, flows), counts in pinned_table("apps/test_energy_te.py", "PINNED").items():
         cases.append((("energy-te", topology, flows, protocol, {}), counts[0]))
-    for (protocol, switches, packets), counts in _table("models/test_controller_threads.py", "THREADED").items():
+    for (protocol, switches, packets), counts in pinned_table("models/test_controller_threads.py", "THREADED").items():
         cases.append((("route-flow", f"linear:{switches}", packets, protocol, {"threaded_controller": True}), counts[0]))
-    for (switches, packets), transitions in _table("apps/test_route_flow_grid.py", "ATTENDRE").items():
+    for (switches, packets), transitions in pinned_table("apps/test_route_flow_grid.py", "ATTENDRE").items():
         cases.append((("route-flow", f"linear:{switches}", packets, "attendre", {"properties": []}), transitions))
     return [pytest.param(*case, id=f"{case[0]}-{case[1]}-{case[2]}-{case[3]}-{'-'.join(map(str, case[4].values()))}",
                          marks=[pytest.mark.slow] if transitions > FAST else [])
