@@ -11,6 +11,10 @@ the ceiling for any two-worker run at that moment.
 
     python benchmarks/scaling.py                       # sequential, processes 1 and 2, ray 1 and 2
     python benchmarks/scaling.py --runs seq,proc2 --json out.json
+    python benchmarks/scaling.py --runs seq,proc2,proc2p --partition app   # states owned by a part
+
+``proc2p`` is ``proc2`` with the states owned by the part ``--partition`` names
+(:mod:`nice_attendre.partition`) instead of by fingerprint.
 
 This is a benchmark, not a test.
 """
@@ -37,7 +41,7 @@ DEFAULT = "mac-learning-linear2-4pkt"
 #: run name -> (workers, engine); workers 1 on "processes" is the sequential depth-first search
 RUNS: dict[str, tuple[int, str]] = {
     "seq": (1, "processes"), "pair": (2, "independent"), "proc1": (1, "partitioned"), "proc2": (2, "processes"),
-    "ray1": (1, "ray"), "ray2": (2, "ray"),
+    "proc2p": (2, "processes"), "ray1": (1, "ray"), "ray2": (2, "ray"),
 }
 
 
@@ -46,8 +50,9 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def run_one(scenario: str, name: str) -> dict:
-    """Run ``scenario`` with configuration ``name`` in this process and time it."""
+def run_one(scenario: str, name: str, partition: str = "fingerprint") -> dict:
+    """Run ``scenario`` with configuration ``name`` in this process and time it (``proc2p``:
+    the states owned by ``partition``)."""
     from functools import partial
 
     from nice_attendre.frontend.api import build, model, search
@@ -65,12 +70,14 @@ def run_one(scenario: str, name: str) -> dict:
         built = (run.network, run.properties, run.metrics)
         result = partitioned(ProcessCluster(lambda: built, 1), run.network, run.properties)
     else:
-        result = search(run, partial(model, app, **options), limits=Limits(), workers=workers, engine=engine)
+        result = search(run, partial(model, app, **options), limits=Limits(), workers=workers, engine=engine,
+                        partition=partition if name == "proc2p" else "fingerprint")
     wall = time.perf_counter() - started
     stats = result.stats
     return {"scenario": scenario, "run": name, "workers": workers, "engine": engine,
             "transitions": stats.transitions, "unique_states": stats.unique_states, "revisits": stats.revisits,
             "max_depth": stats.max_depth, "complete": result.complete, "ok": result.ok,
+            "partition": result.partition,
             "wall_seconds": round(wall, 2), "search_seconds": round(stats.elapsed, 2),
             "cpu_seconds": round(_cpu_seconds() - cpu, 2)}
 
@@ -78,10 +85,11 @@ def run_one(scenario: str, name: str) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), default=DEFAULT)
-    parser.add_argument("--runs", default="seq,pair,proc1,proc2,ray1,ray2",
+    parser.add_argument("--runs", default="seq,pair,proc1,proc2,proc2p,ray1,ray2",
                         help=f"comma-separated, from {', '.join(RUNS)}")
     parser.add_argument("--json", help="write the measurements to this file")
-    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--partition", default="app", help="the part that owns the states in the proc2p run")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(run_one(*args.child)))
@@ -100,7 +108,7 @@ def main() -> int:
         load_before = os.getloadavg()[0]
         copies = 2 if name == "pair" else 1
         children = [subprocess.Popen([sys.executable, __file__, "--child", args.scenario,
-                                      "seq" if name == "pair" else name],
+                                      "seq" if name == "pair" else name, args.partition],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                     for _ in range(copies)]
         outputs = [child.communicate() + (child.returncode,) for child in children]

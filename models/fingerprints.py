@@ -92,6 +92,17 @@ class Fingerprinter:
                 (table[before] if before in table else weight(slot, before))
         return fingerprint & MASK64
 
+    def part_hash(self, state: Sequence[int], slots: Iterable[int]) -> int:
+        """The terms of ``state``'s fingerprint for ``slots``, summed: a stable hash of the
+        components in those slots (equal components, equal hash, in every process)."""
+        weights, weight = self.weights, self.weight
+        total = 0
+        for slot in slots:
+            table = weights[slot]
+            value = state[slot]
+            total += table[value] if value in table else weight(slot, value)
+        return total & MASK64
+
     def changed_slots(self, old: Sequence[int], new: Sequence[int]) -> list[int]:
         """The slots where ``new`` differs from ``old`` (for checks of ``written``)."""
         return list(compress(self.slots, map(ne, old, new)))

@@ -738,6 +738,19 @@ class Network:
             return new, self._fingerprints.update(fingerprint, state, new, dirty)
         return new, updated & 0xFFFFFFFFFFFFFFFF
 
+    def state_parts(self) -> dict[str, tuple[int, ...]]:
+        """The slots grouped by kind (a slot name's text before its first colon: ``host``,
+        ``table``, ``port``, ``app``...), in layout order: the parts by which a partitioned
+        search may give states owners (see :class:`nice_attendre.system.Partitionable`)."""
+        parts: dict[str, list[int]] = {}
+        for index, name in enumerate(self.slot_names):
+            parts.setdefault(name.split(":", 1)[0], []).append(index)
+        return {kind: tuple(slots) for kind, slots in parts.items()}
+
+    def part_hash(self, state: tuple[int, ...], part: tuple[int, ...]) -> int:
+        """A stable 64-bit hash of the components of ``state`` in the slots ``part``."""
+        return self._fingerprints.part_hash(state, part)
+
     # ---- keys of large states (this process only) --------------------------------------
 
     def state_key(self, state: tuple[int, ...]) -> int:

@@ -42,7 +42,8 @@ from typing import Any, Callable, Protocol, Sequence
 
 from nice_attendre.checker import Limits, Progress, ProgressCallback, end_of_search
 from nice_attendre.errors import ModelError, NiceAttendreError
-from nice_attendre.fingerprint import fingerprint_functions, owner
+from nice_attendre.fingerprint import fingerprint_functions
+from nice_attendre.partition import BY_FINGERPRINT, Partition
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.shard import Found, Intake, LevelReport, Shard, tune_gc
@@ -58,7 +59,7 @@ class WorkerError(NiceAttendreError):
 
 
 class Cluster(Protocol):
-    """Shards running somewhere, driven level by level (shard ``i`` owns ``owner(fp) == i``)."""
+    """Shards running somewhere, driven level by level (each owns the states its partition gives it)."""
 
     shards: int
 
@@ -182,15 +183,18 @@ def _discoveries(cluster: Cluster, system: Any, found: list[tuple[int, Found]], 
 
 
 def _parent_chains(cluster: Cluster, fingerprints: Sequence[int]) -> dict[int, list[int]]:
-    """For each fingerprint, the fingerprints from its initial state down to it."""
+    """For each fingerprint, the fingerprints from its initial state down to it (every shard
+    is asked: the owner of a state owned by a part of it is not known from its fingerprint)."""
     chains = {fp: [fp] for fp in fingerprints}
     open_chains = list(chains.values())
     while open_chains:
-        asks: list[list[int]] = [[] for _ in range(cluster.shards)]
-        for chain in open_chains:
-            asks[owner(chain[-1], cluster.shards)].append(chain[-1])
-        answers = cluster.parents(asks)
-        parent_of = {fp: parent for ask, got in zip(asks, answers) for fp, parent in zip(ask, got)}
+        ask = [chain[-1] for chain in open_chains]
+        answers = cluster.parents([ask] * cluster.shards)
+        parent_of: dict[int, int | None] = dict.fromkeys(ask)
+        for got in answers:
+            for fp, parent in zip(ask, got):
+                if parent is not None:
+                    parent_of[fp] = parent
         still = []
         for chain in open_chains:
             parent = parent_of[chain[-1]]
@@ -232,10 +236,12 @@ class InProcessCluster:
     """Every shard in this process, run one after another: the partitioned search without
     parallelism (for tests, and to debug a model's codec or fingerprints)."""
 
-    def __init__(self, make: ModelFactory, shards: int, *, max_depth: int | None = None) -> None:
+    def __init__(self, make: ModelFactory, shards: int, *, max_depth: int | None = None,
+                 partition: Partition = BY_FINGERPRINT) -> None:
         system, properties, metrics = make()
         self.shards = shards
-        self._shards = [Shard(i, shards, system, properties, metrics, max_depth=max_depth) for i in range(shards)]
+        self._shards = [Shard(i, shards, system, properties, metrics, max_depth=max_depth, partition=partition)
+                        for i in range(shards)]
         self._payloads: list[list[bytes]] = [[b""] * shards for _ in range(shards)]
 
     def seed(self, position: int) -> list[Intake]:
@@ -264,13 +270,13 @@ class InProcessCluster:
 
 
 def _serve(conn: Any, index: int, shards: int, model: tuple[Any, Sequence[Property], Sequence[Metric]],
-           max_depth: int | None) -> None:
+           max_depth: int | None, partition: Partition) -> None:
     """A worker process: run shard ``index``'s methods as the coordinator asks."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     tune_gc()
     try:
         system, properties, metrics = model
-        shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth)
+        shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth, partition=partition)
     except BaseException as exc:  # noqa: BLE001 - reported to the coordinator
         conn.send(("error", _portable(exc)))
         return
@@ -307,7 +313,8 @@ class ProcessCluster:
     :class:`WorkerError`; :meth:`close` ends every worker.
     """
 
-    def __init__(self, make: ModelFactory, shards: int, *, max_depth: int | None = None) -> None:
+    def __init__(self, make: ModelFactory, shards: int, *, max_depth: int | None = None,
+                 partition: Partition = BY_FINGERPRINT) -> None:
         if shards < 1:
             raise ValueError(f"shards must be at least 1, got {shards}")
         if "fork" not in multiprocessing.get_all_start_methods():
@@ -321,7 +328,7 @@ class ProcessCluster:
         try:
             for index in range(shards):
                 mine, theirs = context.Pipe()
-                process = context.Process(target=_serve, args=(theirs, index, shards, model, max_depth),
+                process = context.Process(target=_serve, args=(theirs, index, shards, model, max_depth, partition),
                                           name=f"nice-attendre-shard-{index}", daemon=True)
                 process.start()
                 theirs.close()

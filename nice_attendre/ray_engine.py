@@ -19,6 +19,7 @@ from typing import Any, Sequence
 
 from nice_attendre.errors import InputError
 from nice_attendre.parallel import ModelFactory, WorkerError, cpu_count
+from nice_attendre.partition import BY_FINGERPRINT, Partition
 from nice_attendre.shard import Intake, LevelReport, Shard, tune_gc
 
 #: Seconds to wait for the actors to start (a cluster without enough free CPUs never starts them).
@@ -28,10 +29,11 @@ START_TIMEOUT = 120.0
 class ShardActor:
     """A :class:`Shard` in a Ray actor (the class is wrapped by ``ray.remote`` at run time)."""
 
-    def __init__(self, make: ModelFactory, index: int, shards: int, max_depth: int | None) -> None:
+    def __init__(self, make: ModelFactory, index: int, shards: int, max_depth: int | None,
+                 partition: Partition) -> None:
         tune_gc()
         system, properties, metrics = make()
-        self.shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth)
+        self.shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth, partition=partition)
 
     def ready(self) -> bool:
         return True
@@ -62,7 +64,7 @@ class RayCluster:
     """``shards`` :class:`ShardActor` actors on a local Ray instance or the cluster at ``address``."""
 
     def __init__(self, make: ModelFactory, shards: int, *, address: str | None = None,
-                 max_depth: int | None = None) -> None:
+                 max_depth: int | None = None, partition: Partition = BY_FINGERPRINT) -> None:
         try:
             import ray
         except ImportError:
@@ -85,7 +87,7 @@ class RayCluster:
             self._started = True
         try:
             actor = ray.remote(num_cpus=1)(ShardActor)
-            self._actors = [actor.options(scheduling_strategy="SPREAD").remote(make, index, shards, max_depth)
+            self._actors = [actor.options(scheduling_strategy="SPREAD").remote(make, index, shards, max_depth, partition)
                             for index in range(shards)]
             self._get([a.ready.remote() for a in self._actors], timeout=START_TIMEOUT)
         except BaseException:

@@ -67,7 +67,8 @@ class Result:
     sets it (to replay and describe the traces); the checker itself leaves it ``None``. ``collision_probability`` is set
     when states were stored as 64-bit fingerprints: the estimated probability that two
     distinct states had the same fingerprint, so that one was never explored (TLC's
-    estimate, :func:`nice_attendre.visited.collision_probability`).
+    estimate, :func:`nice_attendre.visited.collision_probability`). ``partition`` says how a
+    partitioned search shared the states among its shards (:mod:`nice_attendre.partition`).
     """
 
     stats: Stats
@@ -78,6 +79,7 @@ class Result:
     system: Any = field(default=None, compare=False, repr=False)
     signal: int | None = None
     collision_probability: float | None = None
+    partition: str | None = None
 
     @property
     def verdict(self) -> str:

@@ -1,7 +1,7 @@
 """One shard of a partitioned search: the states whose fingerprint it owns.
 
 The partitioned search (Stern and Dill's parallel Murphi; PReach) gives every state an
-owner, chosen by its fingerprint (:func:`nice_attendre.fingerprint.owner`). A shard keeps
+owner, chosen by its fingerprint or by a part of it (:mod:`nice_attendre.partition`). A shard keeps
 the fingerprints of the states it owns with each one's parent, expands those states, and
 routes every successor to its owner. The search runs in levels, breadth first: in level ``k``
 every shard expands its frontier (its states first reached at depth ``k``); the new
@@ -19,7 +19,7 @@ most states never travel: only their 16 bytes of fingerprint and parent do.
 Determinism: a state first reached in a level from several parents keeps the parent with
 the smallest fingerprint, so the states of each level, every count of a complete search, and
 the parent chain of every state (hence every trace) are the same for any number of shards,
-any engine and any timing. A frontier is expanded in the order its states were first
+any partition, any engine and any timing. A frontier is expanded in the order its states were first
 reached (this shard's own successors in the order it made them, then those from the other
 shards in shard order), which depends only on the input and the number of shards; it decides
 only where a limit cuts a search short.
@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from nice_attendre.codec import PickleCodec
-from nice_attendre.fingerprint import fingerprint_functions, owner
+from nice_attendre.fingerprint import fingerprint_functions
+from nice_attendre.partition import BY_FINGERPRINT, Partition, owner_function
 from nice_attendre.property import Expectation, Metric, Property
 
 _CHECK_EVERY = 1024  # transitions between clock reads
@@ -84,7 +85,7 @@ class Intake:
 
 
 class Shard:
-    """The part of a partitioned search that owns the states with ``owner(fp) == index``.
+    """The part of a partitioned search that owns the states ``partition`` gives shard ``index``.
 
     ``system`` is any :class:`~nice_attendre.system.System` (with its optional fingerprint
     and codec methods); ``properties`` and ``metrics`` are checked as :func:`~nice_attendre.dfs`
@@ -96,10 +97,13 @@ class Shard:
     """
 
     def __init__(self, index: int, shards: int, system: Any, properties: Sequence[Property] = (),
-                 metrics: Sequence[Metric] = (), *, max_depth: int | None = None) -> None:
+                 metrics: Sequence[Metric] = (), *, max_depth: int | None = None,
+                 partition: Partition = BY_FINGERPRINT) -> None:
         self.index = index
         self.shards = shards
         self.system = system
+        self.partition = partition
+        self._owner = owner_function(system, partition, shards)
         props = tuple(properties)
         self.always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
         self.at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
@@ -118,9 +122,17 @@ class Shard:
         self._stored = 0
         self._parent_of: dict[int, int] | None = None
         self.level = 0
-        #: the states of the current level: (fingerprint, state, events or None if not to expand)
-        self.frontier: list[tuple[int, Any, Sequence[Any] | None]] = []
-        self._next: dict[int, list[Any]] = {}  # fingerprint -> [parent, state]: owned, new this level
+        # The states of the current level, as three parallel lists (not a tuple per state:
+        # every container the search keeps alive is scanned by the garbage collector, which
+        # cost a shard about a sixth of its time): fingerprints, states, and their events
+        # (None if the state is not to be expanded).
+        self._frontier_fps: list[int] = []
+        self._frontier_states: list[Any] = []
+        self._frontier_events: list[Sequence[Any] | None] = []
+        # The states this shard owns that are new in this level: fingerprint -> smallest
+        # parent, and fingerprint -> state (None until shipped by the shard that found it).
+        self._next_parent: dict[int, int] = {}
+        self._next_state: dict[int, Any] = {}
         self._revisits = 0
         self._outbox: list[list[Any]] = []  # per peer: the states offered to it this level
         self._awaiting: list[list[int]] = []  # per sender: fingerprints asked of it, in order
@@ -135,8 +147,9 @@ class Shard:
         self.level = 0
         state = self.system.initial_states()[position]
         fp = self.fingerprint_of(state)
-        if owner(fp, self.shards) == self.index and fp not in self.seen:
-            self._next[fp] = [fp, state]
+        if self._owner(state, fp) == self.index and fp not in self.seen:
+            self._next_parent[fp] = fp
+            self._next_state[fp] = state
         return self._close_level()
 
     def expand(self, budget: int | None = None, seconds: float | None = None) -> tuple[LevelReport, list[bytes]]:
@@ -150,12 +163,14 @@ class Shard:
         """
         report = LevelReport()
         deadline = None if seconds is None else time.monotonic() + seconds
-        successors: dict[int, tuple[int, Any]] = {}  # fingerprint -> (smallest parent, state)
+        # the new successors: fingerprint -> smallest parent, fingerprint -> state
+        parent_of: dict[int, int] = {}
+        state_of: dict[int, Any] = {}
         seen, step = self.seen, self.step
         cut = self.max_depth is not None and self.level >= self.max_depth
         transitions = revisits = 0
         next_check = _CHECK_EVERY
-        for fp, state, events in self.frontier:
+        for fp, state, events in zip(self._frontier_fps, self._frontier_states, self._frontier_events):
             if not events:
                 continue
             if cut:
@@ -169,13 +184,14 @@ class Shard:
                 if sfp in seen:
                     revisits += 1
                     continue
-                known = successors.get(sfp)
+                known = parent_of.get(sfp)
                 if known is None:
-                    successors[sfp] = (fp, successor)
+                    parent_of[sfp] = fp
+                    state_of[sfp] = successor
                 else:  # reached again in this level from here
                     revisits += 1
-                    if fp < known[0]:
-                        successors[sfp] = (fp, successor)
+                    if fp < known:
+                        parent_of[sfp] = fp
             transitions += len(events)
             if report.stop_reason:
                 break
@@ -188,19 +204,22 @@ class Shard:
         report.transitions = transitions
         shards, index = self.shards, self.index
         outgoing: list[list[int]] = [[] for _ in range(shards)]
-        for sfp in successors:
-            outgoing[(sfp >> 32) % shards].append(sfp)  # owner(sfp, shards), inlined
+        if self.partition.name is None:
+            for sfp in parent_of:
+                outgoing[(sfp >> 32) % shards].append(sfp)  # owner by fingerprint, inlined
+        else:
+            owner = self._owner
+            for sfp, successor in state_of.items():
+                outgoing[owner(successor, sfp)].append(sfp)
         for sfp in outgoing[index]:
-            parent, successor = successors[sfp]
-            self._offer(sfp, parent, successor)
+            self._offer(sfp, parent_of[sfp], state_of[sfp])
         offers = [b""] * shards
         self._outbox = [[] for _ in range(shards)]
         for peer, fps in enumerate(outgoing):
             if peer != index and fps:
                 seen.update(fps)  # from now on the owner has them
-                entries = [successors[f] for f in fps]
-                self._outbox[peer] = [entry[1] for entry in entries]
-                offers[peer] = array("Q", fps).tobytes() + array("Q", [entry[0] for entry in entries]).tobytes()
+                self._outbox[peer] = [state_of[f] for f in fps]
+                offers[peer] = array("Q", fps).tobytes() + array("Q", [parent_of[f] for f in fps]).tobytes()
         return report, offers
 
     def want(self, offers: Sequence[bytes]) -> list[bytes]:
@@ -209,7 +228,7 @@ class Shard:
         sender, the indices of the new states to fetch from it (the first sender to offer a
         state is asked for it)."""
         requests = [b""] * self.shards
-        seen, pending = self.seen, self._next
+        seen, pending = self.seen, self._next_parent
         self._awaiting = [[] for _ in range(self.shards)]
         for sender, offer in enumerate(offers):
             if not offer:
@@ -227,10 +246,11 @@ class Shard:
                 known = pending.get(sfp)
                 if known is not None:
                     self._revisits += 1
-                    if parents[i] < known[0]:
-                        known[0] = parents[i]
+                    if parents[i] < known:
+                        pending[sfp] = parents[i]
                     continue
-                pending[sfp] = [parents[i], None]
+                pending[sfp] = parents[i]
+                self._next_state[sfp] = None
                 wanted.append(i)
                 awaiting.append(sfp)
             if wanted:
@@ -254,12 +274,12 @@ class Shard:
     def take(self, payloads: Sequence[bytes]) -> Intake:
         """Take in the states fetched from the other shards (one payload per sender, in
         shard order); store and check this level's new states: the next frontier."""
-        pending = self._next
+        pending = self._next_state
         for sender, payload in enumerate(payloads):
             if payload:
                 decode = self.codec.decode(pickle.loads(payload))
                 for i, sfp in enumerate(self._awaiting[sender]):
-                    pending[sfp][1] = decode(i)
+                    pending[sfp] = decode(i)
         self._awaiting = []
         self.level += 1
         return self._close_level()
@@ -269,29 +289,34 @@ class Shard:
         if fp in self.seen:
             self._revisits += 1
             return
-        known = self._next.get(fp)
+        known = self._next_parent.get(fp)
         if known is not None:
             self._revisits += 1
-            if parent < known[0]:
-                known[0] = parent
+            if parent < known:
+                self._next_parent[fp] = parent
             return
-        self._next[fp] = [parent, state]
+        self._next_parent[fp] = parent
+        self._next_state[fp] = state
 
     def _close_level(self) -> Intake:
         """Store the new states of the level and check them, in the order they were first
         reached (siblings together: their components are warm in the caches, which saves
         about a tenth of the time against fingerprint order)."""
-        intake = Intake(len(self._next), self._revisits)
-        log = self.parent_log.extend
-        frontier = []
-        for fp in self._next:
-            parent, state = self._next[fp]
-            log((fp, parent))
-            frontier.append((fp, state, self._check(fp, state, intake)))
-        self._stored += len(self._next)
-        self.seen.update(self._next)
-        self.frontier = frontier
-        self._next = {}
+        parents, states = self._next_parent, self._next_state
+        intake = Intake(len(parents), self._revisits)
+        log = self.parent_log.append
+        check = self._check
+        events = []
+        for fp, parent in parents.items():
+            log(fp)
+            log(parent)
+            events.append(check(fp, states[fp], intake))
+        self._stored += len(parents)
+        self.seen.update(parents)
+        self._frontier_fps = list(parents)
+        self._frontier_states = [states[fp] for fp in parents]
+        self._frontier_events = events
+        self._next_parent, self._next_state = {}, {}
         self._revisits = 0
         return intake
 

@@ -3,12 +3,13 @@
 A model is a value with three pure, deterministic functions. The checkers (`dfs`, the
 partitioned search of `nice_attendre.parallel`, and later `bfs` or random walks) consume any
 model that satisfies :class:`System`. Optional methods (:class:`Fingerprinted`,
-:class:`Shippable`) make fingerprints cheaper and let a partitioned search move states
-between processes compactly; a system without them still works in every mode.
+:class:`Shippable`, :class:`Partitionable`) make fingerprints cheaper and let a partitioned
+search move states between processes compactly and keep related states together; a system
+without them still works in every mode.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Hashable, Mapping, Protocol, Sequence, TypeVar
 
 S = TypeVar("S", bound=Hashable)
 E = TypeVar("E", bound=Hashable)
@@ -86,6 +87,30 @@ class LargeStates(Protocol[S, E]):
 
     def apply_keyed(self, state: S, key: int, event: E) -> tuple[S, int]:
         """``apply(state, event)`` and its key, from ``state``'s ``key``."""
+        ...
+
+
+class Partitionable(Protocol[S]):
+    """Optional: named parts of a state, by which a partitioned search may give states owners.
+
+    A partitioned search gives every state an owner. By the whole state's fingerprint, about
+    half of the successors of a state go to another shard (with two), each shard meets every
+    kind of transition, and a shard's memo of transitions repeats the others'. By a part of
+    the state that most transitions leave alone (a controller's state, say), most successors
+    stay where they were made (:mod:`nice_attendre.partition` chooses one from a sample):
+
+    * ``state_parts()`` maps a name to a part: a tuple of positions in the state, the same
+      in every process (for the network: its slots, grouped by kind);
+    * ``part_hash(state, part)`` is a 64-bit hash of the values at those positions, the same
+      in every process, run and hash seed (as :meth:`Fingerprinted.fingerprint`).
+    """
+
+    def state_parts(self) -> Mapping[str, tuple[int, ...]]:
+        """Named parts of this system's states."""
+        ...
+
+    def part_hash(self, state: S, part: tuple[int, ...]) -> int:
+        """A stable 64-bit hash of ``state``'s values at the positions ``part``."""
         ...
 
 

@@ -51,6 +51,14 @@ def test_ray_actors_give_the_sequential_counts(app: str, topology: str, packets:
     assert on_ray.stats.counts() == in_process.stats.counts()
 
 
+def test_ray_actors_own_states_by_a_part_with_the_same_counts() -> None:
+    options = dict(topology="linear:2", packets=2, protocol="openflow")
+    sequential = verify("mac-learning", **options)
+    on_ray = verify("mac-learning", workers=2, engine="ray", partition="app", **options)
+    assert on_ray.complete and on_ray.partition == "states owned by their 'app' part"
+    assert on_ray.stats.counts()[:3] == sequential.stats.counts()[:3]
+
+
 def test_a_violation_on_ray_has_the_trace_the_other_engines_find() -> None:
     options = dict(topology="linear:2", packets=1, app_options={"bug": "forget-last-hop"})
     on_ray = verify("route-flow", workers=2, engine="ray", **options)

@@ -141,7 +141,7 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            on_checkpoint_error: Callable[[Exception], None] | None = None,
            workers: int = 1, engine: str = "processes", address: str | None = None,
-           shortest: bool = False) -> Result:
+           shortest: bool = False, partition: str = "fingerprint") -> Result:
     """Explore ``run``'s network; return the :class:`Result` with ``system`` set.
 
     With ``shortest`` the search is breadth-first in this process (:func:`nice_attendre.breadth_first.bfs`):
@@ -151,7 +151,10 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
     Depth-first in this process, or partitioned over ``workers`` shards
     (:mod:`nice_attendre.parallel`) when ``workers`` is above 1 or ``engine`` is ``ray``
     (``rebuild()`` builds the same model again where Ray actors run; checkpoints are for the
-    depth-first search only).
+    depth-first search only). ``partition`` says how the shards share the states
+    (:mod:`nice_attendre.partition`): ``fingerprint``, or the name of a part of the state
+    (a slot kind: ``app``, ``host``, ``table``...); it changes the search's speed only,
+    never its results.
 
     With ``checkpoint`` the search is saved to that file every ``checkpoint_every`` seconds
     and when it ends (limits, Ctrl-C); with ``resume`` it continues the search saved in that
@@ -163,7 +166,7 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
     """
     from nice_attendre.frontend import resume as checkpoints
 
-    check_engine(workers, engine, address)
+    check_engine(workers, engine, address, partition)
     if shortest:
         from nice_attendre.breadth_first import bfs, check_shortest
 
@@ -175,20 +178,23 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
         if checkpoint is not None or resume is not None:
             raise InputError("checkpoints are for the one-process search: drop --workers/--engine or --checkpoint")
         from nice_attendre.parallel import Cluster, ProcessCluster, search as partitioned
+        from nice_attendre.partition import partition_named
 
         cluster: Cluster
+        owned_by = partition_named(run.network, partition)
         if engine == "ray":
             from nice_attendre.ray_engine import RayCluster
 
             if rebuild is None:
                 raise InputError("a Ray search needs a way to rebuild the model where its actors run")
-            cluster = RayCluster(rebuild, workers, address=address, max_depth=limits.max_depth)
+            cluster = RayCluster(rebuild, workers, address=address, max_depth=limits.max_depth,
+                                 partition=owned_by)
         else:
             built = (run.network, run.properties, run.metrics)
-            cluster = ProcessCluster(lambda: built, workers, max_depth=limits.max_depth)
+            cluster = ProcessCluster(lambda: built, workers, max_depth=limits.max_depth, partition=owned_by)
         result = partitioned(cluster, run.network, run.properties, limits=limits, keep_going=keep_going,
                              progress=progress)
-        return dataclasses.replace(result, system=run.network)
+        return dataclasses.replace(result, system=run.network, partition=owned_by.describe())
     if not math.isfinite(checkpoint_every) or checkpoint_every < 0:
         raise InputError(f"checkpoint_every must be a finite number of seconds >= 0, got {checkpoint_every}")
     identity: dict[str, Any] = {}
@@ -230,14 +236,17 @@ def model(app: Any, **options: Any) -> tuple[Any, tuple[Property, ...], tuple[Me
 ENGINES = ("processes", "ray")
 
 
-def check_engine(workers: int, engine: str, address: str | None) -> None:
-    """Fail early on a bad combination of ``workers``, ``engine`` and ``address``."""
+def check_engine(workers: int, engine: str, address: str | None, partition: str = "fingerprint") -> None:
+    """Fail early on a bad combination of ``workers``, ``engine``, ``address`` and ``partition``."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be a whole number >= 1, got {workers!r}")
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
     if address is not None and engine != "ray":
         raise InputError("--address joins a Ray cluster: use it with --engine ray")
+    if partition != "fingerprint" and workers == 1 and engine == "processes":
+        raise InputError("--partition shares the states among the shards of a partitioned search: "
+                         "use it with --workers N or --engine ray")
 
 
 def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "openflow",
@@ -253,7 +262,8 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            checkpoint: str | Path | None = None, resume: str | Path | None = None,
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
-           address: str | None = None, shortest: bool = False, memo: bool | int = True) -> Result:
+           address: str | None = None, shortest: bool = False, memo: bool | int = True,
+           partition: str = "fingerprint") -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
     ``app`` is a registered name (``"route-flow"``), ``"path/to/file.py:ClassName"``, an
@@ -286,7 +296,9 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     fingerprint it is given (:mod:`nice_attendre.parallel`: the same transitions and unique
     states, breadth-first, so ``max_depth`` and traces are a shortest path's);
     ``engine="ray"`` runs those shards as Ray actors (``pip install 'nice-attendre[cluster]'``),
-    on the Ray cluster at ``address`` if given, else on a local Ray instance.
+    on the Ray cluster at ``address`` if given, else on a local Ray instance. ``partition``
+    says which shard owns a state (:mod:`nice_attendre.partition`): by its ``fingerprint``,
+    or by the hash of one kind of slot (``app``, ``host``, ``table``...); results are the same.
 
     ``shortest`` explores breadth-first in this process so that every trace is a shortest
     one (:mod:`nice_attendre.breadth_first`: the same transition and unique-state counts for a complete
@@ -324,7 +336,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
         result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
                         fingerprint=fingerprint, watchdog=watchdog, progress=progress, checkpoint=checkpoint,
                         resume=resume, checkpoint_every=checkpoint_every, workers=workers, engine=engine,
-                        address=address, shortest=shortest)
+                        address=address, shortest=shortest, partition=partition)
     if result.stop_reason == "interrupted":
         raise Interrupted(result.signal if result.signal is not None else signal.SIGINT, result)
     return result

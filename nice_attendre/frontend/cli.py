@@ -152,7 +152,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            max_transitions: int | None, max_states: int | None, max_depth: int | None,
            max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
            faults: tuple[str, ...], threaded_controller: bool, command_order: str, keep_going: bool,
-           fingerprint: bool, workers: int, engine: str, address: str | None,
+           fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
            checkpoint_every: float, resume_path: Path | None, no_memo: bool, shortest: bool = False,
            trace_format: str = "text", trace_path: Path | None = None) -> None:
@@ -177,7 +177,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     packets = traffic["packets"]
     _check_output(json_path, "--json")
     _check_output(trace_path, "--trace-out")
-    check_engine(workers, engine, address)
+    check_engine(workers, engine, address, partition)
     if shortest:
         from nice_attendre.breadth_first import check_shortest
 
@@ -216,7 +216,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                             fingerprint=fingerprint, watchdog=watchdog, progress=progress,
                             checkpoint=checkpoint_path, resume=resume_path, checkpoint_every=checkpoint_every,
                             on_checkpoint_error=_checkpoint_warning, workers=workers, engine=engine,
-                            address=address, shortest=shortest)
+                            address=address, shortest=shortest, partition=partition)
         finally:
             if progress is not None:
                 progress.clear()
@@ -225,7 +225,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         if workers > 1 or engine != "processes":
             where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
             header.append(("search", f"partitioned over {where}, breadth-first (max depth: the longest "
-                                     "shortest path; traces: shortest paths)"))
+                                     "shortest path; traces: shortest paths)"
+                                     + (f"; {result.partition}" if result.partition else "")))
         if shortest:
             header.append(("search", "breadth-first (--shortest: traces are shortest paths; max depth: "
                                      "the longest shortest path)"))

@@ -80,7 +80,8 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
             max_transitions: int | None, max_states: int | None, max_depth: int | None,
             max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
             faults: tuple[str, ...], threaded_controller: bool, command_order: str, keep_going: bool,
-            fingerprint: bool, workers: int, engine: str, address: str | None, json_path: Path | None, protocols: str, load: bool) -> None:
+            fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
+            json_path: Path | None, protocols: str, load: bool) -> None:
     """Verify APP under several protocols and compare the state spaces side by side.
 
     The limits apply to each protocol's verification (--max-seconds: each one's). The exit
@@ -100,6 +101,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
                        max_memory=max_memory, max_handler_seconds=max_handler_seconds,
                        keep_going=keep_going, fingerprint=fingerprint, threaded_controller=threaded_controller,
                        command_order=command_order, workers=workers, engine=engine, address=address,
+                       partition=partition,
                        faults=parse_budgets(faults) or None)
     # A row whose network was never built (a limit reached while building) has no system.
     net = next((row.result.system for row in rows if row.result.system is not None), None)

@@ -265,6 +265,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "ok": result.ok,
         "metrics": {name: {"min": low, "max": high} for name, (low, high) in sorted(result.metrics.items())},
         "collision_probability": result.collision_probability,
+        "partition": result.partition,
         "violations": [
             {"property": d.property, "expectation": d.expectation.value, "reason": d.reason,
              "initial": initial_lines(d.trace, narrate)[1:] if d.trace is not None else [],

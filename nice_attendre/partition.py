@@ -1,0 +1,88 @@
+"""Which shard owns a state in the partitioned search.
+
+By default a state belongs to the shard its fingerprint names (Stern and Dill's
+partitioning): the shards get almost equal shares of every level, but every successor is as
+likely to belong to any shard, so with two shards half of them leave the shard that made
+them (offered, and if new shipped), and each shard meets every kind of transition: its memo
+of transitions repeats the other's work (MAC learning linear:2 with 3 packets: handlers run
+for 19,495 transitions with two shards where one runs 12,108).
+
+A system that names parts of its states (:class:`~nice_attendre.system.Partitionable`: for
+the network, its slots grouped by kind: ``app``, ``host``, ``table``, ``buffer``...) may
+have its states owned by the hash of one part instead: states that agree on that part share
+a shard. A part that few transitions change keeps most successors where they were made, and
+the transitions that read it run in one shard only (owned by ``app``, the same run: 14,040
+handler runs, 4% of the successors change shard). The price is balance: a part with few
+values may give one shard more of a level than the other, and as the levels are
+synchronised the busier shard sets the pace. Which wins depends on the app and the
+scenario (docs/scaling.md has measurements: MAC learning gains a third with ``app``, the
+route-flow apps lose to the fingerprint), and a model of the cost fitted to a sample of the
+first levels did not predict it reliably, so the choice is the user's (``--partition``).
+
+The choice never changes a result: the counts, verdicts and traces of the partitioned
+search do not depend on which shard owns what (see :mod:`nice_attendre.shard`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from nice_attendre.errors import InputError
+
+#: The name of the default partition, by the whole state's fingerprint.
+FINGERPRINT = "fingerprint"
+
+
+@dataclass(frozen=True)
+class Partition:
+    """How states get owners: by the hash of the state part ``name`` (the positions
+    ``part``), or, with ``name`` None, by the whole state's fingerprint."""
+
+    name: str | None = None
+    part: tuple[int, ...] = ()
+
+    def describe(self) -> str:
+        """How states are owned, for a report."""
+        if self.name is None:
+            return "states owned by fingerprint"
+        return f"states owned by their {self.name!r} part"
+
+
+BY_FINGERPRINT = Partition()
+
+#: ``owner(state, fingerprint)`` -> the shard that owns the state.
+OwnerFunction = Callable[[Any, int], int]
+
+
+def owner_function(system: Any, partition: Partition, shards: int) -> OwnerFunction:
+    """The owner of a state (0 .. shards-1) under ``partition``: the high half of the
+    fingerprint (visited tables index by its low bits) or of the part's stable hash."""
+    if partition.name is None:
+        def by_fingerprint(state: Any, fingerprint: int) -> int:
+            return (fingerprint >> 32) % shards
+
+        return by_fingerprint
+    part, part_hash = partition.part, system.part_hash
+
+    def by_part(state: Any, fingerprint: int) -> int:
+        return (part_hash(state, part) >> 32) % shards
+
+    return by_part
+
+
+def partitions(system: Any) -> dict[str, Partition]:
+    """The partitions of ``system``'s states by name: ``fingerprint``, then one per part
+    the system names (see :class:`~nice_attendre.system.Partitionable`)."""
+    known = {FINGERPRINT: BY_FINGERPRINT}
+    parts = getattr(system, "state_parts", None)
+    if parts is not None and getattr(system, "part_hash", None) is not None:
+        known.update((name, Partition(name, tuple(part))) for name, part in parts().items() if part)
+    return known
+
+
+def partition_named(system: Any, name: str) -> Partition:
+    """The partition of ``system``'s states called ``name``; :class:`InputError` if it names none."""
+    known = partitions(system)
+    if name not in known:
+        raise InputError(f"unknown partition {name!r} (known: {', '.join(known)})")
+    return known[name]
