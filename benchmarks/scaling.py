@@ -30,10 +30,10 @@ import time
 
 #: name -> (app, topology, packets, protocol)
 SCENARIOS: dict[str, tuple[str, str, int, str]] = {
-    "mac-learning-linear2-4pkt": ("mac-learning", "linear:2", 4, "openflow"),  # 2.9M transitions
+    "mac-learning-linear2-4pkt": ("mac-learning", "linear:2", 4, "openflow"),  # 6.7M transitions
     "openflow-linear5-2pkt": ("route-flow", "linear:5", 2, "openflow"),  # 2.4M transitions
-    "openflow-b-linear4-3pkt": ("route-flow", "linear:4", 3, "openflow-b"),  # 0.9M transitions
-    "attendre-linear7-5pkt": ("route-flow", "linear:7", 5, "attendre"),  # 2.3M transitions
+    "openflow-b-linear4-3pkt": ("route-flow", "linear:4", 3, "openflow-b"),  # 1.0M transitions
+    "attendre-linear7-5pkt": ("route-flow", "linear:7", 5, "attendre"),  # 8.4M transitions
     "openflow-b-linear7-2pkt": ("route-flow", "linear:7", 2, "openflow-b"),  # 21M transitions
 }
 DEFAULT = "mac-learning-linear2-4pkt"
