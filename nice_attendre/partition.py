@@ -14,10 +14,11 @@ a shard. A part that few transitions change keeps most successors where they wer
 the transitions that read it run in one shard only (owned by ``app``, the same run: 14,040
 handler runs, 4% of the successors change shard). The price is balance: a part with few
 values may give one shard more of a level than the other, and as the levels are
-synchronised the busier shard sets the pace. Which wins depends on the app and the
-scenario (docs/scaling.md has measurements: MAC learning gains a third with ``app``, the
-route-flow apps lose to the fingerprint), and a model of the cost fitted to a sample of the
-first levels did not predict it reliably, so the choice is the user's (``--partition``).
+synchronised the busier shard sets the pace. Owned by a part, two workers spent less CPU in
+every measured run; which is faster depends on the app and the scenario (docs/scaling.md:
+MAC learning by ``app`` a fifth to a third faster; the route-flow scenarios within the
+machine's noise either way), and a cost model fitted to a sample of the first levels had
+nothing reliable to learn from, so the choice is the user's (``--partition``).
 
 The choice never changes a result: the counts, verdicts and traces of the partitioned
 search do not depend on which shard owns what (see :mod:`nice_attendre.shard`).
