@@ -17,6 +17,13 @@ transitions/s are also given relative to the first configuration:
     python benchmarks/perf.py --only openflow-linear5-2pkt --only mac-learning-linear1-4pkt \
         --python main=/work/main/.venv/bin/python --no-memo
 
+On a noisy machine (the same search may take 30% longer from one minute to the next),
+``--repeat N`` runs the configurations of each scenario N times, alternating (A B A B ...,
+so a slow spell hits both), and adds per configuration the median and best transitions/s
+and the median relative to the first configuration's median:
+
+    python benchmarks/perf.py --only mac-learning-linear1-4pkt --no-memo --repeat 5
+
 This is a benchmark, not a test: figures vary with the machine and its load; compare
 ratios within one run.
 """
@@ -25,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -89,9 +97,13 @@ def main() -> int:
     parser.add_argument("--python", action="append", default=[], metavar="LABEL=PATH",
                         help="also run every scenario with this interpreter (its own nice_attendre)")
     parser.add_argument("--no-memo", action="store_true", help="also run every scenario without memoised transitions")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="run each scenario's configurations N times, alternating, and summarise")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--child-no-memo", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
     if args.child:
         print(json.dumps(run_one(args.child, memo=not args.child_no_memo)))
         return 0
@@ -106,17 +118,26 @@ def main() -> int:
           f"{'vs first':>8} {'bytes/state':>12}  complete")
     for name in args.only or list(SCENARIOS):
         first = None
-        for label, python, flags in configs:
-            out = subprocess.run([python, __file__, "--child", name, *flags], check=True, capture_output=True,
-                                 text=True)
-            row = json.loads(out.stdout)
-            row["config"] = label
-            rows.append(row)
-            first = first or row["transitions_per_second"]
-            print(f"{name:<26} {label:<8} {row['transitions']:>12,} {row['unique_states']:>10,} "
-                  f"{row['seconds']:>8.1f} {row['transitions_per_second']:>10,} "
-                  f"{row['transitions_per_second'] / first:>7.2f}x {row['bytes_per_state']:>12,.0f}  "
-                  f"{row['complete']}")
+        speeds: dict[str, list[int]] = {label: [] for label, _python, _flags in configs}
+        for repeat in range(args.repeat):
+            for label, python, flags in configs:
+                out = subprocess.run([python, __file__, "--child", name, *flags], check=True, capture_output=True,
+                                     text=True)
+                row = json.loads(out.stdout)
+                row["config"], row["repeat"] = label, repeat
+                rows.append(row)
+                speeds[label].append(row["transitions_per_second"])
+                first = first or row["transitions_per_second"]
+                print(f"{name:<26} {label:<8} {row['transitions']:>12,} {row['unique_states']:>10,} "
+                      f"{row['seconds']:>8.1f} {row['transitions_per_second']:>10,} "
+                      f"{row['transitions_per_second'] / first:>7.2f}x {row['bytes_per_state']:>12,.0f}  "
+                      f"{row['complete']}", flush=True)
+        if args.repeat > 1:
+            base = statistics.median(speeds[configs[0][0]])
+            for label, found in speeds.items():
+                middle = statistics.median(found)
+                print(f"{name:<26} {label:<8} median {middle:>10,.0f} t/s, best {max(found):>10,} t/s over "
+                      f"{len(found)} runs: {middle / base:.2f}x the first's median")
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(rows, handle, indent=2)
