@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from nice_attendre.errors import InputError
+from nice_attendre.fingerprint import owner
 
 #: The name of the default partition, by the whole state's fingerprint.
 FINGERPRINT = "fingerprint"
@@ -56,17 +57,17 @@ OwnerFunction = Callable[[Any, int], int]
 
 
 def owner_function(system: Any, partition: Partition, shards: int) -> OwnerFunction:
-    """The owner of a state (0 .. shards-1) under ``partition``: the high half of the
-    fingerprint (visited tables index by its low bits) or of the part's stable hash."""
+    """The owner of a state (0 .. shards-1) under ``partition``:
+    :func:`nice_attendre.fingerprint.owner` of its fingerprint or of its part's stable hash."""
     if partition.name is None:
         def by_fingerprint(state: Any, fingerprint: int) -> int:
-            return (fingerprint >> 32) % shards
+            return owner(fingerprint, shards)
 
         return by_fingerprint
     part, part_hash = partition.part, system.part_hash
 
     def by_part(state: Any, fingerprint: int) -> int:
-        return (part_hash(state, part) >> 32) % shards
+        return owner(part_hash(state, part), shards)
 
     return by_part
 

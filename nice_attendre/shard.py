@@ -1,4 +1,4 @@
-"""One shard of a partitioned search: the states whose fingerprint it owns.
+"""One shard of a partitioned search: the states it owns.
 
 The partitioned search (Stern and Dill's parallel Murphi; PReach) gives every state an
 owner, chosen by its fingerprint or by a part of it (:mod:`nice_attendre.partition`). A shard keeps
@@ -206,7 +206,7 @@ class Shard:
         outgoing: list[list[int]] = [[] for _ in range(shards)]
         if self.partition.name is None:
             for sfp in parent_of:
-                outgoing[(sfp >> 32) % shards].append(sfp)  # owner by fingerprint, inlined
+                outgoing[(sfp >> 32) % shards].append(sfp)  # fingerprint.owner(sfp, shards), inlined
         else:
             owner = self._owner
             for sfp, successor in state_of.items():

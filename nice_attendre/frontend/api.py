@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping
 from nice_attendre.checker import Limits, ProgressCallback, dfs
 from nice_attendre.errors import AppLoadError, InputError, Interrupted, StopRequest
 from nice_attendre.output import check_writable
+from nice_attendre.partition import FINGERPRINT, partition_named
 from nice_attendre.property import Metric, Property
 from nice_attendre.result import Result, Stats
 from nice_attendre.watchdog import CallGuard, Watchdog
@@ -141,7 +142,7 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            on_checkpoint_error: Callable[[Exception], None] | None = None,
            workers: int = 1, engine: str = "processes", address: str | None = None,
-           shortest: bool = False, partition: str = "fingerprint") -> Result:
+           shortest: bool = False, partition: str = FINGERPRINT) -> Result:
     """Explore ``run``'s network; return the :class:`Result` with ``system`` set.
 
     With ``shortest`` the search is breadth-first in this process (:func:`nice_attendre.breadth_first.bfs`):
@@ -178,7 +179,6 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
         if checkpoint is not None or resume is not None:
             raise InputError("checkpoints are for the one-process search: drop --workers/--engine or --checkpoint")
         from nice_attendre.parallel import Cluster, ProcessCluster, search as partitioned
-        from nice_attendre.partition import partition_named
 
         cluster: Cluster
         owned_by = partition_named(run.network, partition)
@@ -236,7 +236,7 @@ def model(app: Any, **options: Any) -> tuple[Any, tuple[Property, ...], tuple[Me
 ENGINES = ("processes", "ray")
 
 
-def check_engine(workers: int, engine: str, address: str | None, partition: str = "fingerprint") -> None:
+def check_engine(workers: int, engine: str, address: str | None, partition: str = FINGERPRINT) -> None:
     """Fail early on a bad combination of ``workers``, ``engine``, ``address`` and ``partition``."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be a whole number >= 1, got {workers!r}")
@@ -244,7 +244,7 @@ def check_engine(workers: int, engine: str, address: str | None, partition: str 
         raise InputError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
     if address is not None and engine != "ray":
         raise InputError("--address joins a Ray cluster: use it with --engine ray")
-    if partition != "fingerprint" and workers == 1 and engine == "processes":
+    if partition != FINGERPRINT and workers == 1 and engine == "processes":
         raise InputError("--partition shares the states among the shards of a partitioned search: "
                          "use it with --workers N or --engine ray")
 
@@ -263,7 +263,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
            address: str | None = None, shortest: bool = False, memo: bool | int = True,
-           partition: str = "fingerprint") -> Result:
+           partition: str = FINGERPRINT) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
     ``app`` is a registered name (``"route-flow"``), ``"path/to/file.py:ClassName"``, an

@@ -20,7 +20,7 @@ import click
 
 from nice_attendre.errors import InputError, NiceAttendreError, NondeterminismError, StopRequest
 from nice_attendre.frontend.exit_codes import EXIT_CODES_HELP, ExitCode, for_signal
-from nice_attendre.frontend.cli_common import (FiniteFloat, _app_options, _check_output, _checkpoint_warning,
+from nice_attendre.frontend.cli_common import (FiniteFloat, partitioned_search, _app_options, _check_output, _checkpoint_warning,
                                                _progress, _traffic, error_line, finish, internal_error_line,
                                                scenario_options, silence_stdout)
 from nice_attendre.frontend.report import signal_name
@@ -222,11 +222,9 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                 progress.clear()
         narrate = CheckedNarrator(result, net.narrate, net.narrate_initial)
         header = network_header(net, [p.name for p in run.properties])
-        if workers > 1 or engine != "processes":
-            where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
-            header.append(("search", f"partitioned over {where}, breadth-first (max depth: the longest "
-                                     "shortest path; traces: shortest paths)"
-                                     + (f"; {result.partition}" if result.partition else "")))
+        partitioned = partitioned_search(workers, engine, result.partition)
+        if partitioned is not None:
+            header.append(("search", partitioned))
         if shortest:
             header.append(("search", "breadth-first (--shortest: traces are shortest paths; max depth: "
                                      "the longest shortest path)"))

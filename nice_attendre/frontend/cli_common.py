@@ -16,6 +16,7 @@ from typing import Any, Callable, NoReturn
 import click
 
 from nice_attendre.errors import InputError, NiceAttendreError
+from nice_attendre.partition import FINGERPRINT
 from nice_attendre.frontend.exit_codes import ExitCode, for_signal, for_verdict
 from nice_attendre.frontend.report import printable, signal_name
 
@@ -142,7 +143,7 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--engine", default="processes", show_default=True, type=click.Choice(["processes", "ray"]),
                      help="Where the --workers shards run: worker processes on this machine, or Ray actors "
                           "(needs the 'cluster' extra)."),
-        click.option("--partition", default="fingerprint", show_default=True, metavar="PART",
+        click.option("--partition", default=FINGERPRINT, show_default=True, metavar="PART",
                      help="With --workers or --engine ray: which shard owns a state: by its fingerprint "
                           "(even shares), or by the hash of one kind of slot (app, host, table, buffer, "
                           "port...: successors mostly stay in their shard; faster for some apps, slower for "
@@ -156,6 +157,16 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def partitioned_search(workers: int, engine: str, partition: str | None) -> str | None:
+    """How a report describes a partitioned search (None for the one-process search):
+    where its shards ran, and how they shared the states."""
+    if workers == 1 and engine == "processes":
+        return None
+    where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
+    return (f"partitioned over {where}, breadth-first (max depth: the longest shortest path; traces: "
+            f"shortest paths){f'; {partition}' if partition else ''}")
 
 
 def _check_output(path: Path | None, option: str) -> None:

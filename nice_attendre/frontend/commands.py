@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from nice_attendre.frontend.cli_common import _app_options, _check_output, _check_plot, _traffic, finish, scenario_options
+from nice_attendre.frontend.cli_common import (_app_options, _check_output, _check_plot, _traffic, finish,
+                                               partitioned_search, scenario_options)
 from nice_attendre.errors import InputError
 from nice_attendre.models.channels import describe_semantics
 from nice_attendre.models.faults import parse_budgets
@@ -113,9 +114,9 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
     click.echo(f"  channels     {describe_semantics(command_order, threaded_controller)}")
     for line in _parameter_lines(rows):
         click.echo(line)
-    if workers > 1 or engine != "processes":
-        where = f"{workers} Ray actors" if engine == "ray" else f"{workers} worker processes"
-        click.echo(f"  search       partitioned over {where}, breadth-first (max depth: the longest shortest path)")
+    partitioned = partitioned_search(workers, engine, rows[0].result.partition if rows else None)
+    if partitioned is not None:
+        click.echo(f"  search       {partitioned}")
     click.echo("")
     base = rows[0]
     header = ["protocol", "transitions", "unique states", "revisits", "max depth", "time (s)",
