@@ -111,10 +111,10 @@ class Channels:
         slot = net.slot_cmdq[dpid]
         queues = net._queues
         ids = tuple(map(net._items.intern, messages))
-        current = queues.values[tx.s[slot]]
         if not self.batched:
-            tx.set_id(slot, queues.intern(current + ids))
+            tx.extend(slot, ids)
             return
+        current = queues.values[tx.s[slot]]
         if self.threaded:
             batches = current + (self._canonical(ids),)
         elif current:  # any order, one controller thread: one batch holds everything

@@ -10,6 +10,15 @@ the transition wrote it. Replaying the stored writes in any state that has the s
 those slots gives the state the handlers would compute, and the same written slots (for
 incremental fingerprints).
 
+Blind appends: a transition that appends to a queue it never otherwise reads (a switch
+sending a packet-in to the controller's queue, the controller's commands entering a switch's
+channel, a packet put on the next port) does not depend on what the queue held. Such a write
+is recorded as the items appended (:meth:`ReadTrackingList.append_blind`), not as the
+queue's new id, and the queue's old id stays out of the key: the replay appends the same
+items to whatever the queue holds in the state at hand. A later read of that slot in the
+same transition (a pop, a look) makes it an ordinary read of the old id and an ordinary
+write; a later overwrite makes it an ordinary write.
+
 Not stored: transitions that used the list other than by index (iteration, slices: every
 slot may have been read), and transitions that wrote the ``alerts`` slot (app exceptions,
 handler time limits, monitors' findings: rare states, never expanded, and a time limit
@@ -31,22 +40,32 @@ MEMO_ENTRIES = 250_000
 
 class ReadTrackingList(list):  # type: ignore[type-arg]
     """A list of slot ids that records reads (before any write) in ``reads`` (slot -> id)
-    and writes in ``written`` (an ordered set); any other use sets ``opaque``."""
+    and writes in ``written`` (an ordered set); any other use sets ``opaque``.
 
-    __slots__ = ("reads", "written", "opaque")
+    ``appends`` (slot -> item ids) holds the written slots whose new value is their old one
+    with items appended and whose old value was not read (see :meth:`append_blind`); every
+    other written slot's new value is independent of its old one or its old one was read."""
+
+    __slots__ = ("reads", "written", "opaque", "appends", "_base")
 
     def __init__(self, state: Sequence[int]) -> None:
         list.__init__(self, state)
         self.reads: dict[int, int] = {}
         self.written: dict[int, None] = {}
         self.opaque = False
+        self.appends: dict[int, tuple[int, ...]] = {}
+        self._base = state
 
     def __getitem__(self, index: Any) -> Any:
         if index.__class__ is int and index >= 0:
-            if index not in self.written and index not in self.reads:
-                value = list.__getitem__(self, index)
-                self.reads[index] = value
-                return value
+            if index not in self.reads:
+                if index not in self.written:
+                    value = list.__getitem__(self, index)
+                    self.reads[index] = value
+                    return value
+                if index in self.appends:  # the appended queue is looked at: it was read
+                    del self.appends[index]
+                    self.reads[index] = self._base[index]
         else:
             self.opaque = True
         return list.__getitem__(self, index)
@@ -54,9 +73,27 @@ class ReadTrackingList(list):  # type: ignore[type-arg]
     def __setitem__(self, index: Any, value: Any) -> None:
         if index.__class__ is int and index >= 0:
             self.written[index] = None
+            if index in self.appends:  # overwritten: the value no longer depends on the old one
+                del self.appends[index]
         else:
             self.opaque = True
         list.__setitem__(self, index, value)
+
+    def append_blind(self, index: int, items: tuple[int, ...], extend: Callable[[int, tuple[int, ...]], int]) -> bool:
+        """Set slot ``index`` to ``extend(its id, items)`` without reading it, when its old
+        value was neither read nor overwritten in this transition; return whether it did (if
+        not, the caller appends through an ordinary read and write)."""
+        if index.__class__ is not int or index < 0 or index in self.reads:
+            return False
+        appended = self.appends.get(index)
+        if appended is None:
+            if index in self.written:
+                return False
+            appended = ()
+        list.__setitem__(self, index, extend(list.__getitem__(self, index), items))
+        self.written[index] = None
+        self.appends[index] = appended + items
+        return True
 
     def _opaque(name: str) -> Callable[..., Any]:  # type: ignore[misc]
         method = getattr(list, name)
@@ -78,34 +115,47 @@ class ReadTrackingList(list):  # type: ignore[type-arg]
 
 class TransitionMemo:
     """Stored transitions: per event (by identity, the event kept alive), per tuple of slots
-    read, the ids read -> the writes ``((slot, id), ...)`` in the order first written.
+    read, the ids read -> the writes ``((slot, id), ...)`` in the order first written (and,
+    for a transition with blind appends, the appends ``((slot, item ids, {old queue id: new
+    id}), ...)``).
 
     ``lookup`` returns stored writes valid in ``state`` or None; ``store`` records a
     transition just computed. At most ``capacity`` transitions are held (then all are
-    dropped); ``misses`` counts the lookups that found nothing.
+    dropped; ``size`` also counts the queue ids remembered for blind appends); ``misses``
+    counts the lookups that found nothing. ``extend(queue id, item
+    ids)`` is the id of that queue with those items appended: how blind appends are
+    replayed (a memo without it stores none).
     """
 
-    __slots__ = ("capacity", "size", "misses", "_table")
+    __slots__ = ("capacity", "size", "misses", "extend", "_table")
 
-    def __init__(self, capacity: int = MEMO_ENTRIES) -> None:
+    def __init__(self, capacity: int = MEMO_ENTRIES,
+                 extend: Callable[[int, tuple[int, ...]], int] | None = None) -> None:
         if capacity < 1:
             raise ValueError(f"capacity must be positive, got {capacity}")
         self.capacity = capacity
         self.size = 0
         self.misses = 0
+        self.extend = extend
         # id(event) -> (event, [(slots read, their getter, {ids read: writes},
-        #                        {ids read: fingerprint delta})])
+        #                        {ids read: fingerprint delta}, whether the writes append)])
+        # where the writes of an appending group are (plain writes, appends).
         self._table: dict[int, tuple[Any, list[tuple[tuple[int, ...], Callable[[Sequence[int]], Any],
-                                                     dict[Any, Any], dict[Any, int]]]]] = {}
+                                                     dict[Any, Any], dict[Any, int], bool]]]] = {}
 
     def lookup(self, state: Sequence[int], event: Any) -> tuple[tuple[int, int], ...] | None:
-        """Stored writes of ``event`` valid in ``state``, or None."""
+        """Stored writes of ``event`` valid in ``state`` (blind appends resolved to the ids
+        they give in ``state``), or None."""
         entry = self._table.get(id(event))
         if entry is not None and entry[0] is event:
-            for _slots, getter, by_reads, _deltas in entry[1]:
+            for _slots, getter, by_reads, _deltas, appending in entry[1]:
                 writes = by_reads.get(getter(state))
                 if writes is not None:
-                    return writes
+                    if appending:
+                        writes, appends = writes
+                        return writes + tuple((slot, self._appended(state[slot], items, known))
+                                              for slot, items, known in appends)
+                    return writes  # type: ignore[no-any-return]
         self.misses += 1
         return None
 
@@ -115,14 +165,21 @@ class TransitionMemo:
         ``state`` when a transition is known, else ``miss(state, event)`` (which computes and
         stores it). One Python call per transition instead of two (the search's hot path)."""
         table = self._table
+        appended = self._appended
 
         def apply(state: tuple[int, ...], event: Any) -> tuple[int, ...]:
             entry = table.get(id(event))
             if entry is not None and entry[0] is event:
-                for _slots, getter, by_reads, _deltas in entry[1]:
+                for _slots, getter, by_reads, _deltas, appending in entry[1]:
                     writes = by_reads.get(getter(state))
                     if writes is not None:
                         after = list(state)
+                        if appending:
+                            writes, appends = writes
+                            for slot, items, known in appends:
+                                old = state[slot]
+                                value = known.get(old)
+                                after[slot] = appended(old, items, known) if value is None else value
                         for slot, value in writes:
                             after[slot] = value
                         return tuple(after)
@@ -139,15 +196,27 @@ class TransitionMemo:
         delta stored with it when there is one (see :meth:`store`), else
         ``update(fingerprint, state, new state, writes)``; an unknown one is ``miss``'s."""
         table = self._table
+        appended = self._appended
 
         def apply_fingerprinted(state: tuple[int, ...], fingerprint: int, event: Any) -> tuple[tuple[int, ...], int]:
             entry = table.get(id(event))
             if entry is not None and entry[0] is event:
-                for _slots, getter, by_reads, deltas in entry[1]:
+                for _slots, getter, by_reads, deltas, appending in entry[1]:
                     key = getter(state)
                     writes = by_reads.get(key)
                     if writes is not None:
                         after = list(state)
+                        if appending:
+                            writes, appends = writes
+                            for slot, items, known in appends:
+                                old = state[slot]
+                                value = known.get(old)
+                                after[slot] = appended(old, items, known) if value is None else value
+                            for slot, value in writes:
+                                after[slot] = value
+                            new = tuple(after)
+                            return new, update(fingerprint, state, new,
+                                               [slot for slot, _value in writes] + [slot for slot, _i, _k in appends])
                         for slot, value in writes:
                             after[slot] = value
                         new = tuple(after)
@@ -160,13 +229,30 @@ class TransitionMemo:
 
         return apply_fingerprinted
 
+    def _appended(self, queue: int, items: tuple[int, ...], known: dict[int, int]) -> int:
+        """The id of queue ``queue`` with ``items`` appended, remembered in ``known`` (old id
+        -> new id, one per stored blind append) while the table has room: a replay then costs
+        one lookup, not building and interning the longer queue."""
+        found = known.get(queue)
+        if found is None:
+            found = self.extend(queue, items)  # type: ignore[misc]
+            if self.size < self.capacity:
+                known[queue] = found
+                self.size += 1
+        return found
+
     def store(self, event: Any, reads: dict[int, int], writes: tuple[tuple[int, int], ...],
-              delta: int | None = None) -> None:
-        """Record that ``event`` in a state with ids ``reads`` (slot -> id) writes ``writes``.
+              delta: int | None = None, appends: tuple[tuple[int, tuple[int, ...]], ...] = ()) -> None:
+        """Record that ``event`` in a state with ids ``reads`` (slot -> id) writes ``writes``
+        and appends ``appends`` (slot -> item ids, to queues it did not read; never a slot
+        of ``writes``).
 
         ``delta``: what the transition adds to a state's fingerprint (mod 2**64), given only
         when it is the same in every state with those reads: when every slot written was
-        read first, so the old values of the written slots are part of the key."""
+        read first, so the old values of the written slots are part of the key (never with
+        appends)."""
+        if appends and (self.extend is None or delta is not None):
+            raise ValueError("blind appends need the memo's extend and have no constant delta")
         if self.size >= self.capacity:
             self._table.clear()
             self.size = 0
@@ -177,14 +263,16 @@ class TransitionMemo:
         key = tuple(reads[slot] for slot in slots)
         if len(slots) == 1:
             key = key[0]
-        for known, _getter, by_reads, deltas in entry[1]:
-            if known == slots:
+        appending = bool(appends)
+        for known, _getter, by_reads, deltas, known_appending in entry[1]:
+            if known == slots and known_appending is appending:
                 break
         else:
             by_reads, deltas = {}, {}
-            entry[1].append((slots, itemgetter(*slots) if slots else _nothing, by_reads, deltas))
+            entry[1].append((slots, itemgetter(*slots) if slots else _nothing, by_reads, deltas, appending))
         if key not in by_reads:
-            by_reads[key] = writes
+            by_reads[key] = ((writes, tuple((slot, items, {}) for slot, items in appends)) if appending
+                             else writes)
             self.size += 1
         if delta is not None:
             deltas[key] = delta

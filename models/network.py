@@ -120,9 +120,11 @@ class Tx:
 
     def push(self, slot: int, item: Any) -> None:
         """Append ``item`` to queue ``slot``."""
-        net = self.net
-        queue = net._queues.values[self.s[slot]]
-        self.s[slot] = net._queues.intern(queue + (net._items.intern(item),))
+        self.extend(slot, (self.net._items.intern(item),))
+
+    def extend(self, slot: int, items: tuple[int, ...]) -> None:
+        """Append the already interned items ``items`` to queue ``slot``."""
+        self.s[slot] = self.net.extend_queue(self.s[slot], items)
 
     def alert(self, kind: str, detail: str) -> None:
         """Record that a monitor of ``kind`` observed ``detail`` on this transition."""
@@ -172,8 +174,8 @@ class TrackingTx(Tx):
         self.dirty[slot] = None
         return Tx.pop(self, slot)
 
-    def push(self, slot: int, item: Any) -> None:
-        Tx.push(self, slot, item)
+    def extend(self, slot: int, items: tuple[int, ...]) -> None:
+        Tx.extend(self, slot, items)
         self.dirty[slot] = None
 
 
@@ -190,6 +192,12 @@ class MemoTx(Tx):
         self.outbox = None
         self.choice = None
         self.dirty = tracked.written
+
+    def extend(self, slot: int, items: tuple[int, ...]) -> None:
+        """A blind append when the transition has not looked at the queue (see
+        :mod:`nice_attendre.models.memo`), else an ordinary one."""
+        if not self.s.append_blind(slot, items, self.net.extend_queue):
+            Tx.extend(self, slot, items)
 
 
 @dataclass(frozen=True)
@@ -298,7 +306,7 @@ class Network:
         self._initial_notes: list[str] = []
         self._initial = self._make_initial(self._initial_notes)
         #: Memoised transitions (None: every transition runs its handlers).
-        self.memo = TransitionMemo(options.memo) if options.memo else None
+        self.memo = TransitionMemo(options.memo, self.extend_queue) if options.memo else None
         #: Whether enabled events are computed incrementally (see :data:`INCREMENTAL_SLOTS`).
         self.incremental = len(self.slot_names) >= INCREMENTAL_SLOTS
         #: The last transition applied: (new state, old state, slots written or None).
@@ -328,6 +336,11 @@ class Network:
         :meth:`state_key` (hashing a whole state at every transition is then dearer than
         updating its key from the slots written)."""
         return self.incremental
+
+    def extend_queue(self, queue: int, items: tuple[int, ...]) -> int:
+        """The id of queue ``queue`` (an id) with the item ids ``items`` appended."""
+        queues = self._queues
+        return queues.intern(queues.values[queue] + items)
 
     # ---- layout ------------------------------------------------------------------------
 
@@ -702,8 +715,14 @@ class Network:
             if all(slot in reads for slot in written):
                 delta = (updated - fingerprint) & 0xFFFFFFFFFFFFFFFF
         if self.slot_alerts not in written:
-            self.memo.store(event, tracked.reads,  # type: ignore[union-attr]
-                            tuple((slot, new[slot]) for slot in written), delta)
+            appends = tracked.appends
+            if appends:
+                self.memo.store(event, tracked.reads,  # type: ignore[union-attr]
+                                tuple((slot, new[slot]) for slot in written if slot not in appends), None,
+                                tuple(appends.items()))
+            else:
+                self.memo.store(event, tracked.reads,  # type: ignore[union-attr]
+                                tuple((slot, new[slot]) for slot in written), delta)
         return new, (written if fingerprint is None else updated)
 
     def narrate(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], list[str]]:

@@ -207,3 +207,103 @@ def test_a_transition_that_writes_a_slot_unread_replays_no_delta() -> None:
         new, found = net.apply_fingerprinted(state, net.fingerprint(state), event)
         assert found == net.fingerprint(new)
     assert net.memo.misses == 1
+
+
+def test_a_blind_append_is_not_a_read() -> None:
+    """Appending to a queue the transition has not looked at records the items, not the queue;
+    looking at it afterwards makes it a read of the old value, overwriting it a plain write."""
+    def extend(queue: int, items: tuple[int, ...]) -> int:
+        return queue * 10 + sum(items)
+
+    tracked = ReadTrackingList([1, 2, 3])
+    assert tracked.append_blind(0, (5,), extend) and tracked.append_blind(0, (6,), extend)
+    assert tracked.reads == {} and tracked.appends == {0: (5, 6)} and list(tracked.written) == [0]
+    assert list.__getitem__(tracked, 0) == (1 * 10 + 5) * 10 + 6
+    assert tracked[1] == 2 and not tracked.append_blind(1, (7,), extend)  # read first: ordinary append
+    looked = ReadTrackingList([1, 2, 3])
+    looked.append_blind(2, (4,), extend)
+    assert looked[2] == 34 and looked.reads == {2: 3} and looked.appends == {}
+    overwritten = ReadTrackingList([1, 2, 3])
+    overwritten.append_blind(2, (4,), extend)
+    overwritten[2] = 9
+    assert overwritten.reads == {} and overwritten.appends == {} and list(overwritten.written) == [2]
+    written = ReadTrackingList([1, 2, 3])
+    written[0] = 8
+    assert not written.append_blind(0, (1,), extend)  # its new value no longer depends on the old
+
+
+def test_a_stored_append_replays_onto_whatever_the_queue_holds() -> None:
+    from nice_attendre.models.intern import Interner
+
+    queues: Interner[tuple[int, ...]] = Interner("queue", ())
+    memo = TransitionMemo(extend=lambda queue, items: queues.intern(queues.values[queue] + items))
+    event = object()
+    empty, five = queues.intern(()), queues.intern((5,))
+    memo.store(event, {0: 1}, ((0, 2),), None, ((1, (7,)),))  # read and wrote slot 0, appended 7 to slot 1
+    apply = memo.applier(lambda state, ev: ("miss",))
+    assert apply((1, empty), event) == (2, queues.intern((7,)))
+    assert apply((1, five), event) == (2, queues.intern((5, 7)))  # another queue: the same append
+    assert apply((1, five), event) == (2, queues.intern((5, 7)))  # (now remembered)
+    assert apply((3, five), event) == ("miss",)  # what it read differs
+    assert memo.lookup((1, five), event) == ((0, 2), (1, queues.intern((5, 7))))
+    calls = []
+
+    def update(fingerprint: int, old: Any, new: Any, written: Any) -> int:
+        calls.append(list(written))
+        return 1000
+
+    fused = memo.fingerprinted_applier(lambda state, fp, ev: ((), -1), update)
+    assert fused((1, five), 10, event) == ((2, queues.intern((5, 7))), 1000) and calls == [[0, 1]]
+    with pytest.raises(ValueError):
+        memo.store(event, {0: 4}, (), 5, ((1, (7,)),))  # an append's fingerprint change is not constant
+    with pytest.raises(ValueError):
+        TransitionMemo().store(event, {}, (), None, ((1, (7,)),))  # no way to replay it
+
+
+@pytest.mark.parametrize("app,topology,packets,protocol,extra", [
+    ("route-flow", "linear:3", 2, "openflow", {}), ("route-flow", "linear:3", 2, "openflow-b", {}),
+    ("route-flow", "linear:3", 2, "attendre", {}), ("mac-learning", "linear:1", 3, "openflow", {}),
+    ("route-flow", "linear:2", 2, "openflow", {"threaded_controller": True}),
+    ("route-flow", "linear:2", 2, "openflow", {"command_order": "any"}),
+    ("energy-te", "paths:2,3", 1, "openflow", {})])
+def test_every_replay_is_what_the_handlers_compute(app: str, topology: str, packets: int, protocol: str,
+                                                   extra: dict) -> None:
+    """In every transition of the search, the memo's state is the one the handlers compute
+    without it, and blind appends are stored where the channels are plain queues."""
+    from nice_attendre.checker import dfs
+    from nice_attendre.frontend.api import build
+
+    run = build(app, topology=topology, packets=packets, protocol=protocol, **extra)
+    net = run.network
+    memo_apply = net.apply
+    applied = []
+
+    def checked(state: Any, event: Any) -> Any:
+        new = memo_apply(state, event)
+        assert new == net.narrate(state, event)[0]
+        applied.append(event)
+        return new
+
+    net.apply = checked
+    result = dfs(net, run.properties)
+    assert result.complete and len(applied) == result.stats.transitions
+    appending = sum(len(by_reads) for _event, groups in net.memo._table.values()
+                    for _slots, _getter, by_reads, _deltas, appends in groups if appends)
+    assert appending > 0
+    assert net.memo.misses < len(applied) / 2
+
+
+def test_a_packet_in_is_stored_once_whatever_the_channels_hold() -> None:
+    """The controller's commands enter the switches' channels as blind appends, so its
+    handling of a packet-in is keyed on the packet-in and the app's state only (469 stored
+    controller transitions on this scenario when the channels' contents were in the key)."""
+    from nice_attendre.checker import dfs
+    from nice_attendre.frontend.api import build
+    from nice_attendre.models.events import ControllerHandle
+
+    run = build("route-flow", topology="linear:3", packets=2, protocol="openflow")
+    net = run.network
+    assert dfs(net, run.properties).complete
+    stored = sum(len(by_reads) for event, groups in net.memo._table.values() if isinstance(event, ControllerHandle)
+                 for _slots, _getter, by_reads, _deltas, _appends in groups)
+    assert 0 < stored < 50
