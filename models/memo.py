@@ -117,7 +117,7 @@ class TransitionMemo:
     """Stored transitions: per event (by identity, the event kept alive), per tuple of slots
     read, the ids read -> the writes ``((slot, id), ...)`` in the order first written (and,
     for a transition with blind appends, the appends ``((slot, item ids, {old queue id: new
-    id}), ...)``).
+    id}, {old queue id: (new id, fingerprint shift)}), ...)``).
 
     ``lookup`` returns stored writes valid in ``state`` or None; ``store`` records a
     transition just computed. At most ``capacity`` transitions are held (then all are
@@ -154,7 +154,7 @@ class TransitionMemo:
                     if appending:
                         writes, appends = writes
                         return writes + tuple((slot, self._appended(state[slot], items, known))
-                                              for slot, items, known in appends)
+                                              for slot, items, known, _shifts in appends)
                     return writes  # type: ignore[no-any-return]
         self.misses += 1
         return None
@@ -176,7 +176,7 @@ class TransitionMemo:
                         after = list(state)
                         if appending:
                             writes, appends = writes
-                            for slot, items, known in appends:
+                            for slot, items, known, _shifts in appends:
                                 old = state[slot]
                                 value = known.get(old)
                                 after[slot] = appended(old, items, known) if value is None else value
@@ -196,7 +196,7 @@ class TransitionMemo:
         delta stored with it when there is one (see :meth:`store`), else
         ``update(fingerprint, state, new state, writes)``; an unknown one is ``miss``'s."""
         table = self._table
-        appended = self._appended
+        shifted = self._shifted
 
         def apply_fingerprinted(state: tuple[int, ...], fingerprint: int, event: Any) -> tuple[tuple[int, ...], int]:
             entry = table.get(id(event))
@@ -208,15 +208,21 @@ class TransitionMemo:
                         after = list(state)
                         if appending:
                             writes, appends = writes
-                            for slot, items, known in appends:
+                            total = fingerprint
+                            for slot, items, known, shifts in appends:
                                 old = state[slot]
-                                value = known.get(old)
-                                after[slot] = appended(old, items, known) if value is None else value
+                                found = shifts.get(old)
+                                if found is None:
+                                    found = shifted(slot, old, items, known, shifts, update)
+                                after[slot] = found[0]
+                                total += found[1]
                             for slot, value in writes:
                                 after[slot] = value
                             new = tuple(after)
-                            return new, update(fingerprint, state, new,
-                                               [slot for slot, _value in writes] + [slot for slot, _i, _k in appends])
+                            delta = deltas.get(key)
+                            if delta is None:
+                                return new, update(total, state, new, [slot for slot, _value in writes])
+                            return new, (total + delta) & 0xFFFFFFFFFFFFFFFF
                         for slot, value in writes:
                             after[slot] = value
                         new = tuple(after)
@@ -241,18 +247,30 @@ class TransitionMemo:
                 self.size += 1
         return found
 
+    def _shifted(self, slot: int, queue: int, items: tuple[int, ...], known: dict[int, int],
+                 shifts: dict[int, tuple[int, int]],
+                 update: Callable[[int, Any, Any, Any], int]) -> tuple[int, int]:
+        """The id of queue ``queue`` in ``slot`` with ``items`` appended and what that adds to
+        a state's fingerprint, remembered in ``shifts`` while the table has room."""
+        found = self._appended(queue, items, known)
+        shift = (found, update(0, {slot: queue}, {slot: found}, (slot,)))
+        if self.size < self.capacity:
+            shifts[queue] = shift
+            self.size += 1
+        return shift
+
     def store(self, event: Any, reads: dict[int, int], writes: tuple[tuple[int, int], ...],
               delta: int | None = None, appends: tuple[tuple[int, tuple[int, ...]], ...] = ()) -> None:
         """Record that ``event`` in a state with ids ``reads`` (slot -> id) writes ``writes``
         and appends ``appends`` (slot -> item ids, to queues it did not read; never a slot
         of ``writes``).
 
-        ``delta``: what the transition adds to a state's fingerprint (mod 2**64), given only
-        when it is the same in every state with those reads: when every slot written was
-        read first, so the old values of the written slots are part of the key (never with
-        appends)."""
-        if appends and (self.extend is None or delta is not None):
-            raise ValueError("blind appends need the memo's extend and have no constant delta")
+        ``delta``: what the writes (not the appends) add to a state's fingerprint (mod
+        2**64), given only when it is the same in every state with those reads: when every
+        slot in ``writes`` was read first, so their old values are part of the key. (What an
+        append adds depends on the queue it extends: the replay works it out per queue.)"""
+        if appends and self.extend is None:
+            raise ValueError("blind appends need the memo's extend")
         if self.size >= self.capacity:
             self._table.clear()
             self.size = 0
@@ -271,7 +289,7 @@ class TransitionMemo:
             by_reads, deltas = {}, {}
             entry[1].append((slots, itemgetter(*slots) if slots else _nothing, by_reads, deltas, appending))
         if key not in by_reads:
-            by_reads[key] = ((writes, tuple((slot, items, {}) for slot, items in appends)) if appending
+            by_reads[key] = ((writes, tuple((slot, items, {}, {}) for slot, items in appends)) if appending
                              else writes)
             self.size += 1
         if delta is not None:

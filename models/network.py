@@ -708,21 +708,19 @@ class Network:
                 return new, written
             return new, self._fingerprints.update(fingerprint, state, new, written)
         written = tracked.written
+        appends = tracked.appends
+        plain = [slot for slot in written if slot not in appends] if appends else written
         updated = delta = None
         if fingerprint is not None:
-            updated = self._fingerprints.update(fingerprint, state, new, written)
+            update = self._fingerprints.update
+            updated = update(fingerprint, state, new, written)
             reads = tracked.reads
-            if all(slot in reads for slot in written):
-                delta = (updated - fingerprint) & 0xFFFFFFFFFFFFFFFF
+            if all(slot in reads for slot in plain):  # what the writes add is then constant
+                delta = ((update(fingerprint, state, new, plain) if appends else updated)
+                         - fingerprint) & 0xFFFFFFFFFFFFFFFF
         if self.slot_alerts not in written:
-            appends = tracked.appends
-            if appends:
-                self.memo.store(event, tracked.reads,  # type: ignore[union-attr]
-                                tuple((slot, new[slot]) for slot in written if slot not in appends), None,
-                                tuple(appends.items()))
-            else:
-                self.memo.store(event, tracked.reads,  # type: ignore[union-attr]
-                                tuple((slot, new[slot]) for slot in written), delta)
+            self.memo.store(event, tracked.reads,  # type: ignore[union-attr]
+                            tuple((slot, new[slot]) for slot in plain), delta, tuple(appends.items()))
         return new, (written if fingerprint is None else updated)
 
     def narrate(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], list[str]]:

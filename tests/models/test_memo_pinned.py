@@ -253,9 +253,12 @@ def test_a_stored_append_replays_onto_whatever_the_queue_holds() -> None:
         return 1000
 
     fused = memo.fingerprinted_applier(lambda state, fp, ev: ((), -1), update)
-    assert fused((1, five), 10, event) == ((2, queues.intern((5, 7))), 1000) and calls == [[0, 1]]
-    with pytest.raises(ValueError):
-        memo.store(event, {0: 4}, (), 5, ((1, (7,)),))  # an append's fingerprint change is not constant
+    # no delta stored for the write: the append's shift (its own update) and then the write's
+    assert fused((1, five), 10, event) == ((2, queues.intern((5, 7))), 1000) and calls == [[1], [0]]
+    memo.store(event, {0: 4}, ((0, 2),), 5, ((1, (7,)),))  # the write's delta is constant: 5
+    calls.clear()
+    assert fused((4, five), 10, event) == ((2, queues.intern((5, 7))), 1015) and calls == [[1]]
+    assert fused((4, five), 10, event) == ((2, queues.intern((5, 7))), 1015) and calls == [[1]]  # remembered
     with pytest.raises(ValueError):
         TransitionMemo().store(event, {}, (), None, ((1, (7,)),))  # no way to replay it
 
