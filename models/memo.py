@@ -188,52 +188,46 @@ class TransitionMemo:
 
         return apply
 
-    def fingerprinted_applier(self, miss: Callable[[tuple[int, ...], int, Any], tuple[tuple[int, ...], int]],
-                              update: Callable[[int, tuple[int, ...], tuple[int, ...], Any], int]
-                              ) -> Callable[[tuple[int, ...], int, Any], tuple[tuple[int, ...], int]]:
-        """``apply_fingerprinted(state, fingerprint, event)`` through this memo, as
-        :meth:`applier`: a known transition's new fingerprint is ``fingerprint`` plus the
-        delta stored with it when there is one (see :meth:`store`), else
-        ``update(fingerprint, state, new state, writes)``; an unknown one is ``miss``'s."""
+    def fingerprinted_peeker(self, miss: Callable[[tuple[int, ...], int, Any], tuple[int, Any]],
+                             update: Callable[[int, Any, Any, Any], int]
+                             ) -> Callable[[tuple[int, ...], int, Any], tuple[int, Any]]:
+        """``peek(state, fingerprint, event) -> (the successor's fingerprint, its writes)``
+        through this memo (see :func:`nice_attendre.fingerprint.peek_functions`): a known
+        transition's writes, as ``(slot, id)`` pairs, and ``fingerprint`` plus the delta
+        stored with it when there is one (see :meth:`store`; blind appends add what each
+        adds to its queue), else ``update(fingerprint, state, {slot: id}, slots)``; an
+        unknown one is ``miss``'s. The successor is not built: most are revisits."""
         table = self._table
         shifted = self._shifted
 
-        def apply_fingerprinted(state: tuple[int, ...], fingerprint: int, event: Any) -> tuple[tuple[int, ...], int]:
+        def peek(state: tuple[int, ...], fingerprint: int, event: Any) -> tuple[int, Any]:
             entry = table.get(id(event))
             if entry is not None and entry[0] is event:
                 for _slots, getter, by_reads, deltas, appending in entry[1]:
                     key = getter(state)
                     writes = by_reads.get(key)
                     if writes is not None:
-                        after = list(state)
                         if appending:
-                            writes, appends = writes
-                            total = fingerprint
+                            plain, appends = writes
+                            writes = list(plain)
                             for slot, items, known, shifts in appends:
                                 old = state[slot]
                                 found = shifts.get(old)
                                 if found is None:
                                     found = shifted(slot, old, items, known, shifts, update)
-                                after[slot] = found[0]
-                                total += found[1]
-                            for slot, value in writes:
-                                after[slot] = value
-                            new = tuple(after)
-                            delta = deltas.get(key)
-                            if delta is None:
-                                return new, update(total, state, new, [slot for slot, _value in writes])
-                            return new, (total + delta) & 0xFFFFFFFFFFFFFFFF
-                        for slot, value in writes:
-                            after[slot] = value
-                        new = tuple(after)
+                                writes.append((slot, found[0]))
+                                fingerprint += found[1]
+                        else:
+                            plain = writes
                         delta = deltas.get(key)
                         if delta is None:
-                            return new, update(fingerprint, state, new, [slot for slot, _value in writes])
-                        return new, (fingerprint + delta) & 0xFFFFFFFFFFFFFFFF
+                            new = dict(plain)
+                            return update(fingerprint, state, new, new), writes
+                        return (fingerprint + delta) & 0xFFFFFFFFFFFFFFFF, writes
             self.misses += 1
             return miss(state, fingerprint, event)
 
-        return apply_fingerprinted
+        return peek
 
     def _appended(self, queue: int, items: tuple[int, ...], known: dict[int, int]) -> int:
         """The id of queue ``queue`` with ``items`` appended, remembered in ``known`` (old id

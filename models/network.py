@@ -28,7 +28,7 @@ from itertools import chain, compress
 from operator import itemgetter, mul
 from typing import Any, Callable, Mapping, Sequence
 
-from nice_attendre.fingerprint import slot_multiplier
+from nice_attendre.fingerprint import Computed, slot_multiplier, successor
 from nice_attendre.errors import CallTimeout, InputError, ModelError
 from nice_attendre.models.app import App, app_failure, bad_state
 from nice_attendre.models.events import (ControllerHandle, Event, HostAnswer, HostMove, HostReceive, HostSend,
@@ -317,18 +317,24 @@ class Network:
         if self.memo is not None and not self.incremental:
             # the search's apply: memo lookups and replays in one call (see TransitionMemo.applier)
             self.apply = self.memo.applier(self._apply_missed)  # type: ignore[method-assign]
-            self.apply_fingerprinted = self.memo.fingerprinted_applier(  # type: ignore[method-assign]
-                self._apply_fingerprinted_missed, self._fingerprints.update)
+            self.peek_fingerprinted = self.memo.fingerprinted_peeker(  # type: ignore[method-assign]
+                self._peek_missed, self._fingerprints.update)
+            self.apply_fingerprinted = self._apply_peeked  # type: ignore[method-assign]
 
     def _apply_missed(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """``apply`` of a transition the memo does not know: run it and store it."""
         return self._apply_and_store(state, event)[0]
 
-    def _apply_fingerprinted_missed(self, state: tuple[int, ...], fingerprint: int,
-                                    event: Event) -> tuple[tuple[int, ...], int]:
-        """``apply_fingerprinted`` of a transition the memo does not know: run it and store
+    def _peek_missed(self, state: tuple[int, ...], fingerprint: int, event: Event) -> tuple[int, Computed]:
+        """``peek_fingerprinted`` of a transition the memo does not know: run it and store
         it with its fingerprint delta."""
-        return self._apply_and_store(state, event, fingerprint)  # type: ignore[return-value]
+        new, updated = self._apply_and_store(state, event, fingerprint)
+        return updated, Computed(new)
+
+    def _apply_peeked(self, state: tuple[int, ...], fingerprint: int, event: Event) -> tuple[tuple[int, ...], int]:
+        """``apply_fingerprinted`` through the memo's peek."""
+        updated, writes = self.peek_fingerprinted(state, fingerprint, event)
+        return successor(state, writes), updated
 
     @property
     def large_states(self) -> bool:
@@ -754,6 +760,13 @@ class Network:
         except KeyError:  # a component not yet met in that slot: the slow path
             return new, self._fingerprints.update(fingerprint, state, new, dirty)
         return new, updated & 0xFFFFFFFFFFFFFFFF
+
+    def peek_fingerprinted(self, state: tuple[int, ...], fingerprint: int, event: Event) -> tuple[int, Any]:
+        """The successor's fingerprint and a handle that builds it (see
+        :class:`nice_attendre.system.Fingerprinted`); with the memo on, replayed transitions
+        give their writes and the successor is built only if the search keeps it."""
+        new, updated = self.apply_fingerprinted(state, fingerprint, event)
+        return updated, Computed(new)
 
     def state_parts(self) -> dict[str, tuple[int, ...]]:
         """The slots grouped by kind (a slot name's text before its first colon: ``host``,

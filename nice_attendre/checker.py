@@ -14,7 +14,7 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from nice_attendre.checkpoint import SearchState
 from nice_attendre.errors import InputError, ModelError, StopRequest
-from nice_attendre.fingerprint import fingerprint_functions, keyed_functions
+from nice_attendre.fingerprint import fingerprint_functions, keyed_functions, peek_functions
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.system import System
@@ -246,7 +246,12 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
     # whose states are too large to hash in full at every transition.
     keyed = isinstance(visited, KeyedStates)
     hashed = fingerprint or keyed
-    if fingerprint:
+    # With fingerprints and no property of transitions, a successor is built only when it is
+    # new: most are revisits, dropped at their fingerprint.
+    lazy = fingerprint and not on_step
+    if lazy:
+        fingerprint_of, peek, build = peek_functions(system)
+    elif fingerprint:
         fingerprint_of, step = fingerprint_functions(system)
     elif keyed:
         fingerprint_of, step = keyed_functions(system)
@@ -290,7 +295,9 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                 frame[2] = index + 1
                 event = events[index]
                 try:
-                    if hashed:
+                    if lazy:
+                        key, handle = peek(frame[0], frame[4], event)
+                    elif hashed:
                         state, key = step(frame[0], frame[4], event)
                     else:
                         state = key = apply(frame[0], event)
@@ -319,6 +326,8 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                     revisits += 1
                 else:
                     stored += 1
+                    if lazy:
+                        state = build(frame[0], handle)
                     depth = len(stack)
                     if depth > max_depth:
                         max_depth = depth

@@ -188,6 +188,56 @@ def fingerprint_functions(system: Any) -> tuple[FingerprintFunction, StepFunctio
     return of, step
 
 
+class Computed:
+    """A successor already built (see :func:`peek_functions`): the handle of a transition
+    that had to run, where a replayed one has its writes."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: Any) -> None:
+        self.state = state
+
+
+def successor(state: Any, writes: Any) -> Any:
+    """The successor of ``state`` a peek described (see :func:`peek_functions`): ``writes`` is
+    a :class:`Computed` successor or the ``(slot, value)`` pairs to write into a copy of
+    ``state`` (a tuple of slots)."""
+    if writes.__class__ is Computed:
+        return writes.state
+    after = list(state)
+    for slot, value in writes:
+        after[slot] = value
+    return tuple(after)
+
+
+PeekFunction = Callable[[Any, int, Any], "tuple[int, Any]"]
+
+
+def peek_functions(system: Any) -> tuple[FingerprintFunction, PeekFunction, Callable[[Any, Any], Any]]:
+    """``(fingerprint(state), peek(state, fingerprint, event) -> (next state's fingerprint,
+    handle), build(state, handle) -> next state)`` for ``system``: a search that drops most
+    successors at their fingerprint (revisits) builds only the others.
+
+    A system offers ``peek_fingerprinted`` (see :class:`nice_attendre.system.Fingerprinted`)
+    whose handles :func:`successor` builds; for any other, the handle is the successor
+    itself, made by :func:`fingerprint_functions`' step."""
+    of, step = fingerprint_functions(system)
+    peek = getattr(system, "peek_fingerprinted", None)
+    if peek is not None:
+        return of, peek, successor
+
+    def stepped(state: Any, fingerprint: int, event: Any) -> tuple[int, Any]:
+        new, new_fingerprint = step(state, fingerprint, event)
+        return new_fingerprint, new
+
+    return of, stepped, _handle_is_successor
+
+
+def _handle_is_successor(state: Any, handle: Any) -> Any:
+    """``build`` where the peek's handle is the successor itself."""
+    return handle
+
+
 def keyed_functions(system: Any) -> tuple[Callable[[Any], tuple[int, Any]],
                                           Callable[[Any, tuple[int, Any], Any], tuple[Any, tuple[int, Any]]]]:
     """``(key(state), step(state, key, event) -> (next state, its key))`` for an exact search

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from nice_attendre.codec import PickleCodec
-from nice_attendre.fingerprint import fingerprint_functions
+from nice_attendre.fingerprint import peek_functions
 from nice_attendre.partition import BY_FINGERPRINT, Partition, owner_function
 from nice_attendre.property import Expectation, Metric, Property
 
@@ -110,7 +110,7 @@ class Shard:
         self.sometimes = [p for p in props if p.expectation is Expectation.SOMETIMES]
         self.metrics = tuple(metrics)
         self.max_depth = max_depth
-        self.fingerprint_of, self.step = fingerprint_functions(system)
+        self.fingerprint_of, self.peek, self.build = peek_functions(system)
         make_codec = getattr(system, "state_codec", None)
         self.codec = make_codec() if make_codec is not None else PickleCodec()
         #: fingerprints known not to be new: the states this shard owns, and the successors it
@@ -166,7 +166,7 @@ class Shard:
         # the new successors: fingerprint -> smallest parent, fingerprint -> state
         parent_of: dict[int, int] = {}
         state_of: dict[int, Any] = {}
-        seen, step = self.seen, self.step
+        seen, peek, build = self.seen, self.peek, self.build
         cut = self.max_depth is not None and self.level >= self.max_depth
         transitions = revisits = 0
         next_check = _CHECK_EVERY
@@ -180,14 +180,14 @@ class Shard:
                 events = events[:budget - transitions]
                 report.stop_reason = "max-transitions"
             for event in events:
-                successor, sfp = step(state, fp, event)
+                sfp, handle = peek(state, fp, event)
                 if sfp in seen:
                     revisits += 1
                     continue
                 known = parent_of.get(sfp)
                 if known is None:
                     parent_of[sfp] = fp
-                    state_of[sfp] = successor
+                    state_of[sfp] = build(state, handle)  # only a successor not seen before
                 else:  # reached again in this level from here
                     revisits += 1
                     if fp < known:

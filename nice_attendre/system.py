@@ -49,7 +49,12 @@ class Fingerprinted(Protocol[S, E]):
       value: equal states have equal fingerprints in every process, run, Python version and
       hash seed (so never ``hash()``); distinct states collide with probability about 2**-64;
     * ``apply_fingerprinted(state, fingerprint, event)`` returns ``(apply(state, event), its
-      fingerprint)`` given ``state``'s fingerprint: the place to update it incrementally.
+      fingerprint)`` given ``state``'s fingerprint: the place to update it incrementally;
+    * optionally ``peek_fingerprinted(state, fingerprint, event)`` returns ``(the next state's
+      fingerprint, handle)`` without building the state: the handle is a
+      :class:`nice_attendre.fingerprint.Computed` state or the ``(slot, value)`` pairs written
+      into a copy of a tuple ``state`` (:func:`nice_attendre.fingerprint.successor` builds it
+      when the search keeps it).
 
     Without them the checkers hash each state's canonical encoding
     (:func:`nice_attendre.fingerprint.stable_hash`), which works for states built of

@@ -149,25 +149,43 @@ def test_a_search_saved_with_the_memo_resumes_without_it(tmp_path: Path) -> None
 def test_replayed_fingerprints_equal_the_ones_computed_in_full(app: str, topology: str, packets: int,
                                                                protocol: str) -> None:
     """A memoised transition replays its fingerprint delta where every slot it wrote was read
-    first (the old values are then in its key); every fingerprint so obtained is the state's."""
+    first (the old values are then in its key), and a blind append what it adds to the queue
+    at hand; every fingerprint a peek gives is that of the successor its writes build, which
+    is the state the handlers compute."""
     from nice_attendre.checker import dfs
+    from nice_attendre.fingerprint import successor
     from nice_attendre.frontend.api import build
 
     run = build(app, topology=topology, packets=packets, protocol=protocol, properties=[])
     net = run.network
-    fused = net.apply_fingerprinted
+    peek = net.peek_fingerprinted
     checked = []
 
-    def step(state: Any, fingerprint: int, event: Any) -> Any:
-        new, found = fused(state, fingerprint, event)
-        assert found == net.fingerprint(new)
+    def checked_peek(state: Any, fingerprint: int, event: Any) -> Any:
+        found, writes = peek(state, fingerprint, event)
+        new = successor(state, writes)
+        assert found == net.fingerprint(new) and new == net.narrate(state, event)[0]
         checked.append(found)
-        return new, found
+        return found, writes
 
-    net.apply_fingerprinted = step
+    net.peek_fingerprinted = checked_peek
     result = dfs(net, run.properties, fingerprint=True)
     assert result.complete and len(checked) == result.stats.transitions
     assert net.memo.misses < len(checked) / 2  # most were replays
+
+
+def fused_applier(memo: TransitionMemo, update: Any) -> Any:
+    """``(state, fingerprint, event) -> (successor, its fingerprint)`` through ``memo``'s peek
+    (a miss gives ``((), -1)``)."""
+    from nice_attendre.fingerprint import Computed, successor
+
+    peek = memo.fingerprinted_peeker(lambda state, fp, ev: (-1, Computed(())), update)
+
+    def apply(state: Any, fingerprint: int, event: Any) -> Any:
+        found, writes = peek(state, fingerprint, event)
+        return successor(state, writes), found
+
+    return apply
 
 
 def test_a_delta_is_replayed_only_where_it_was_stored() -> None:
@@ -181,7 +199,7 @@ def test_a_delta_is_replayed_only_where_it_was_stored() -> None:
         calls.append(list(written))
         return 1000
 
-    apply = memo.fingerprinted_applier(lambda state, fp, ev: ((), -1), update)
+    apply = fused_applier(memo, update)
     assert apply((1, 0), 10, event) == ((2, 0), 15) and not calls
     assert apply((3, 7), 10, event) == ((4, 9), 1000) and calls == [[0, 1]]
     assert apply((8, 7), 10, event) == ((), -1) and memo.misses == 1
@@ -252,7 +270,7 @@ def test_a_stored_append_replays_onto_whatever_the_queue_holds() -> None:
         calls.append(list(written))
         return 1000
 
-    fused = memo.fingerprinted_applier(lambda state, fp, ev: ((), -1), update)
+    fused = fused_applier(memo, update)
     # no delta stored for the write: the append's shift (its own update) and then the write's
     assert fused((1, five), 10, event) == ((2, queues.intern((5, 7))), 1000) and calls == [[1], [0]]
     memo.store(event, {0: 4}, ((0, 2),), 5, ((1, (7,)),))  # the write's delta is constant: 5
