@@ -18,7 +18,9 @@ synchronised the busier shard sets the pace. Owned by a part, two workers spent 
 every measured run; which is faster depends on the app and the scenario (docs/scaling.md:
 MAC learning by ``app`` a fifth to a third faster; the route-flow scenarios within the
 machine's noise either way), and a cost model fitted to a sample of the first levels had
-nothing reliable to learn from, so the choice is the user's (``--partition``).
+nothing reliable to learn from, so the choice is the user's (``--partition``). Parts
+combine (``host,ctrlq``): more values than either part alone, so the shards' shares are
+more even, at the price of more successors changing shard.
 
 The choice never changes a result: the counts, verdicts and traces of the partitioned
 search do not depend on which shard owns what (see :mod:`nice_attendre.shard`).
@@ -47,7 +49,7 @@ class Partition:
         """How states are owned, for a report."""
         if self.name is None:
             return "states owned by fingerprint"
-        return f"states owned by their {self.name!r} part"
+        return f"states owned by their {self.name!r} part{'s' if ',' in self.name else ''}"
 
 
 BY_FINGERPRINT = Partition()
@@ -83,8 +85,19 @@ def partitions(system: Any) -> dict[str, Partition]:
 
 
 def partition_named(system: Any, name: str) -> Partition:
-    """The partition of ``system``'s states called ``name``; :class:`InputError` if it names none."""
+    """The partition of ``system``'s states called ``name``: ``fingerprint``, a part, or
+    several parts joined by commas (``host,ctrlq``: owned by the hash of both, which has more
+    values than either, for a better balance, and changes with either); :class:`InputError`
+    if it names none."""
     known = partitions(system)
-    if name not in known:
-        raise InputError(f"unknown partition {name!r} (known: {', '.join(known)})")
-    return known[name]
+    if name in known:
+        return known[name]
+    names = name.split(",")
+    if len(names) > 1 and all(part in known and part != FINGERPRINT for part in names):
+        if len(set(names)) < len(names):
+            raise InputError(f"partition {name!r} names a part twice")
+        return Partition(name, tuple(slot for part in names for slot in known[part].part))
+    unknown = next((part for part in names if part not in known or (len(names) > 1 and part == FINGERPRINT)),
+                   name)
+    raise InputError(f"unknown partition {unknown!r} (known: {', '.join(known)}, or parts joined by "
+                     "commas)")

@@ -147,7 +147,7 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="With --workers or --engine ray: which shard owns a state: by its fingerprint "
                           "(even shares), or by the hash of one kind of slot (app, host, table, buffer, "
                           "port...: successors mostly stay in their shard; faster for some apps, slower for "
-                          "others). Results are the same."),
+                          "others) or of several joined by commas (host,ctrlq). Results are the same."),
         click.option("--address", default=None, metavar="ADDR",
                      help="With --engine ray: the Ray cluster to join (e.g. auto, or HOST:6379); default: "
                           "a local Ray instance."),

@@ -131,6 +131,33 @@ def test_unknown_or_misplaced_partitions_are_clear_errors() -> None:
     assert "states owned by their 'port' part" in good.output and "1,116" in good.output
 
 
+@pytest.mark.parametrize("app,options", SCENARIOS, ids=[f"{a}-{o['protocol']}" for a, o in SCENARIOS])
+def test_joined_parts_give_the_sequential_counts(app: str, options: dict) -> None:
+    sequential = verify(app, **options)
+    for name in ("host,ctrlq", "app,host,table"):
+        result, run = partitioned(app, 2, name, **options)
+        assert result.complete and result.stats.counts()[:3] == sequential.stats.counts()[:3], name
+        assert result.ok == sequential.ok
+
+
+def test_joined_parts_are_owned_by_the_hash_of_all_their_slots() -> None:
+    net = build("route-flow", topology="linear:3", packets=2).network
+    host, ctrlq = partition_named(net, "host"), partition_named(net, "ctrlq")
+    joined = partition_named(net, "host,ctrlq")
+    assert joined.part == host.part + ctrlq.part and joined.describe() == "states owned by their 'host,ctrlq' parts"
+    state = net.initial_states()[0]
+    assert net.part_hash(state, joined.part) == (net.part_hash(state, host.part)
+                                                 + net.part_hash(state, ctrlq.part)) % 2 ** 64
+    for bad, named in (("host,host", "names a part twice"), ("host,nope", "unknown partition 'nope'"),
+                       ("fingerprint,host", "unknown partition 'fingerprint'")):
+        with pytest.raises(InputError, match=named):
+            partition_named(net, bad)
+    good = CliRunner().invoke(main, ["verify", "route-flow", "-t", "linear:2", "-n", "2", "-w", "2",
+                                     "--partition", "host,ctrlq"])
+    assert good.exit_code == 0, good.output
+    assert "states owned by their 'host,ctrlq' parts" in good.output and "1,116" in good.output
+
+
 def test_a_system_without_parts_has_only_the_fingerprint_partition() -> None:
     class Plain:
         def initial_states(self):  # pragma: no cover - never searched here
