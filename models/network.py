@@ -314,12 +314,18 @@ class Network:
         #: id(state) -> (state, its non-empty event sources): see :meth:`_sources_of`.
         self._remembered: dict[int, tuple[tuple[int, ...], Sources]] = {}
 
-        if self.memo is not None and not self.incremental:
-            # the search's apply: memo lookups and replays in one call (see TransitionMemo.applier)
-            self.apply = self.memo.applier(self._apply_missed)  # type: ignore[method-assign]
+        #: ``build_successor(state, handle)``: the successor a peek described (see
+        #: :func:`nice_attendre.fingerprint.peek_functions`); a large network also notes it as
+        #: the last transition, for its incremental enabled events.
+        self.build_successor = self._build_noted if self.incremental else successor
+        if self.memo is not None:
+            # fingerprinted searches: memo lookups without building the successor
             self.peek_fingerprinted = self.memo.fingerprinted_peeker(  # type: ignore[method-assign]
                 self._peek_missed, self._fingerprints.update)
             self.apply_fingerprinted = self._apply_peeked  # type: ignore[method-assign]
+            if not self.incremental:
+                # the search's apply: memo lookups and replays in one call (see TransitionMemo.applier)
+                self.apply = self.memo.applier(self._apply_missed)  # type: ignore[method-assign]
 
     def _apply_missed(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """``apply`` of a transition the memo does not know: run it and store it."""
@@ -328,13 +334,26 @@ class Network:
     def _peek_missed(self, state: tuple[int, ...], fingerprint: int, event: Event) -> tuple[int, Computed]:
         """``peek_fingerprinted`` of a transition the memo does not know: run it and store
         it with its fingerprint delta."""
+        if self.incremental:  # the slots written are wanted too, for the enabled events
+            new, written = self._apply_and_store(state, event)
+            self._last = (new, state, written)
+            return self._fingerprints.update(fingerprint, state, new, written), Computed(new)
         new, updated = self._apply_and_store(state, event, fingerprint)
         return updated, Computed(new)
 
     def _apply_peeked(self, state: tuple[int, ...], fingerprint: int, event: Event) -> tuple[tuple[int, ...], int]:
         """``apply_fingerprinted`` through the memo's peek."""
         updated, writes = self.peek_fingerprinted(state, fingerprint, event)
-        return successor(state, writes), updated
+        return self.build_successor(state, writes), updated
+
+    def _build_noted(self, state: tuple[int, ...], writes: Any) -> tuple[int, ...]:
+        """:func:`~nice_attendre.fingerprint.successor`, noted as the last transition (a
+        large network's enabled events are then updated from the slots written)."""
+        if writes.__class__ is Computed:
+            return writes.state  # type: ignore[no-any-return]
+        new = successor(state, writes)
+        self._last = (new, state, [slot for slot, _value in writes])
+        return new  # type: ignore[no-any-return]
 
     @property
     def large_states(self) -> bool:

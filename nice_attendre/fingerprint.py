@@ -219,12 +219,12 @@ def peek_functions(system: Any) -> tuple[FingerprintFunction, PeekFunction, Call
     successors at their fingerprint (revisits) builds only the others.
 
     A system offers ``peek_fingerprinted`` (see :class:`nice_attendre.system.Fingerprinted`)
-    whose handles :func:`successor` builds; for any other, the handle is the successor
-    itself, made by :func:`fingerprint_functions`' step."""
+    whose handles its ``build_successor`` or else :func:`successor` builds; for any other,
+    the handle is the successor itself, made by :func:`fingerprint_functions`' step."""
     of, step = fingerprint_functions(system)
     peek = getattr(system, "peek_fingerprinted", None)
     if peek is not None:
-        return of, peek, successor
+        return of, peek, getattr(system, "build_successor", successor)
 
     def stepped(state: Any, fingerprint: int, event: Any) -> tuple[int, Any]:
         new, new_fingerprint = step(state, fingerprint, event)

@@ -53,8 +53,9 @@ class Fingerprinted(Protocol[S, E]):
     * optionally ``peek_fingerprinted(state, fingerprint, event)`` returns ``(the next state's
       fingerprint, handle)`` without building the state: the handle is a
       :class:`nice_attendre.fingerprint.Computed` state or the ``(slot, value)`` pairs written
-      into a copy of a tuple ``state`` (:func:`nice_attendre.fingerprint.successor` builds it
-      when the search keeps it).
+      into a copy of a tuple ``state``, built when the search keeps it by the system's
+      ``build_successor(state, handle)`` if it has one, else by
+      :func:`nice_attendre.fingerprint.successor`.
 
     Without them the checkers hash each state's canonical encoding
     (:func:`nice_attendre.fingerprint.stable_hash`), which works for states built of
