@@ -24,6 +24,8 @@ and the median relative to the first configuration's median:
 
     python benchmarks/perf.py --only mac-learning-linear1-4pkt --no-memo --repeat 5
 
+``--fingerprint`` runs every configuration storing fingerprints instead of states.
+
 This is a benchmark, not a test: figures vary with the machine and its load; compare
 ratios within one run.
 """
@@ -61,9 +63,10 @@ def _peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
 
 
-def run_one(name: str, memo: bool = True) -> dict:
+def run_one(name: str, memo: bool = True, fingerprint: bool = False) -> dict:
     """Run scenario ``name`` in this process and measure it (``memo=False``: without
-    memoised transitions; a checkout without them ignores it)."""
+    memoised transitions, which a checkout without them ignores; ``fingerprint``: storing
+    fingerprints, as ``--fingerprint``)."""
     try:
         from nice_attendre.frontend.api import build
     except ImportError:  # a checkout from before the front end had its own room
@@ -74,12 +77,13 @@ def run_one(name: str, memo: bool = True) -> dict:
     run = build(app, topology=topology, packets=packets, protocol=protocol, **extra, **({} if memo else {"memo": False}))
     before = _peak_rss_bytes()
     started = time.perf_counter()
-    result = dfs(run.network, run.properties, limits=Limits(max_transitions=cap))
+    result = dfs(run.network, run.properties, limits=Limits(max_transitions=cap), fingerprint=fingerprint)
     wall = time.perf_counter() - started
     after = _peak_rss_bytes()
     stats = result.stats
     return {
         "scenario": name, "app": app, "topology": topology, "packets": packets, "protocol": protocol,
+        "fingerprint": fingerprint,
         "properties": [p.name for p in run.properties],
         "transitions": stats.transitions, "unique_states": stats.unique_states,
         "complete": result.complete, "seconds": round(wall, 3),
@@ -99,20 +103,23 @@ def main() -> int:
     parser.add_argument("--no-memo", action="store_true", help="also run every scenario without memoised transitions")
     parser.add_argument("--repeat", type=int, default=1, metavar="N",
                         help="run each scenario's configurations N times, alternating, and summarise")
+    parser.add_argument("--fingerprint", action="store_true",
+                        help="store fingerprints (--fingerprint) in every configuration")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--child-no-memo", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")
     if args.child:
-        print(json.dumps(run_one(args.child, memo=not args.child_no_memo)))
+        print(json.dumps(run_one(args.child, memo=not args.child_no_memo, fingerprint=args.fingerprint)))
         return 0
-    configs = [("this", sys.executable, [])]
+    common = ["--fingerprint"] if args.fingerprint else []
+    configs = [("this", sys.executable, common)]
     for item in args.python:
         label, _, path = item.partition("=")
-        configs.append((label, path, []))
+        configs.append((label, path, common))
     if args.no_memo:
-        configs.append(("no-memo", sys.executable, ["--child-no-memo"]))
+        configs.append(("no-memo", sys.executable, ["--child-no-memo", *common]))
     rows = []
     print(f"{'scenario':<26} {'config':<8} {'transitions':>12} {'states':>10} {'seconds':>8} {'trans/s':>10} "
           f"{'vs first':>8} {'bytes/state':>12}  complete")
