@@ -122,9 +122,9 @@ class TransitionMemo:
     ``lookup`` returns stored writes valid in ``state`` or None; ``store`` records a
     transition just computed. At most ``capacity`` transitions are held (then all are
     dropped; ``size`` also counts the queue ids remembered for blind appends); ``misses``
-    counts the lookups that found nothing. ``extend(queue id, item
-    ids)`` is the id of that queue with those items appended: how blind appends are
-    replayed (a memo without it stores none).
+    counts the lookups that found nothing. ``extend(queue id, item ids)`` is the id of that
+    queue with those items appended: how blind appends are replayed (a memo without it
+    stores none).
     """
 
     __slots__ = ("capacity", "size", "misses", "extend", "_table")
