@@ -6,9 +6,7 @@
 :class:`InProcessCluster` (every shard in this process, for tests). Each level, every
 shard expands its frontier and offers each successor's fingerprint to its owner; the owners
 ask for the new ones, which travel as component hashes plus the components the owner has not
-been sent yet; then every shard stores and checks its new states. When states are owned by
-a part, part values move from the busiest shard to the idlest between levels when the next
-level's work is uneven (:func:`balancing_moves`).
+been sent yet; then every shard stores and checks its new states.
 
 What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
 
@@ -78,11 +76,6 @@ class Cluster(Protocol):
         ``take`` on every shard, each given what the others addressed to it."""
         ...
 
-    def move(self, moves: Sequence[tuple[int, int]]) -> None:
-        """Between levels, part values change owner: (value, new shard) each; every shard
-        releases what it owned of them and the new owners adopt it (see :meth:`Shard.release`)."""
-        ...
-
     def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
         """Shard ``i`` answers the parents of ``fingerprints[i]``."""
         ...
@@ -94,49 +87,12 @@ class Cluster(Protocol):
 
 # ---- the search ---------------------------------------------------------------------------
 
-#: The least gap between the busiest and the idlest shard's transitions in a level that moves
-#: part values between them (see :func:`balancing_moves`).
-MOVE_MIN = 4096
-#: At most this many part values move between two levels.
-MOVES_PER_LEVEL = 8
-
-
-def balancing_moves(work: Sequence[dict[int, int]], minimum: int = MOVE_MIN) -> list[tuple[int, int]]:
-    """Part values to move so that the next level's work is more even: ``work[i]`` is shard
-    ``i``'s frontier work (transitions) per part value it owns. While the gap between the
-    busiest and the idlest shard is at least ``minimum``, the busiest gives the idlest the
-    value whose work is closest to half the gap (one that narrows it). Deterministic."""
-    owned = [dict(w) for w in work]
-    totals = [sum(w.values()) for w in owned]
-    moves: list[tuple[int, int]] = []
-    floor = max(minimum, 1, sum(totals) // (4 * len(totals)))  # a quarter of the mean: moves are dear
-    while len(moves) < MOVES_PER_LEVEL:
-        heavy = max(range(len(totals)), key=lambda i: (totals[i], -i))
-        light = min(range(len(totals)), key=lambda i: (totals[i], i))
-        gap = totals[heavy] - totals[light]
-        if gap < floor:
-            break
-        fitting = [(abs(2 * w - gap), value) for value, w in owned[heavy].items() if 0 < w < gap]
-        if not fitting:
-            break
-        _distance, value = min(fitting)
-        amount = owned[heavy].pop(value)
-        owned[light][value] = amount
-        totals[heavy] -= amount
-        totals[light] += amount
-        moves.append((value, light))
-    return moves
-
 
 def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *,
            limits: Limits = Limits(), keep_going: bool = False, progress: ProgressCallback | None = None,
-           progress_interval: float = 0.5, move_min: int | None = MOVE_MIN) -> Result:
+           progress_interval: float = 0.5) -> Result:
     """Explore ``system`` with the shards of ``cluster``; see the module docstring for what is
-    reported. ``system`` (this process's copy) rebuilds the traces. Closes the cluster.
-
-    Owned by a part, part values move between shards when a level's work is uneven by at
-    least ``move_min`` transitions (:func:`balancing_moves`; None: never). Results never
-    depend on it."""
+    reported. ``system`` (this process's copy) rebuilds the traces. Closes the cluster."""
     start = time.monotonic()
     deadline = None if limits.max_seconds is None else start + limits.max_seconds
     next_progress = start + progress_interval
@@ -149,11 +105,8 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
     stop_reason: str | None = None
     depth_cut = False
 
-    work: list[dict[int, int]] = [{} for _ in range(shards)]
-
     def take_in(intakes: list[Intake]) -> int:
         nonlocal unique, revisits
-        work[:] = [intake.work for intake in intakes]
         for intake in intakes:
             unique += intake.new_states
             revisits += intake.revisits
@@ -184,10 +137,6 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
                     left = max(limits.max_transitions - transitions, 0)
                     budgets = [left // shards + (1 if i < left % shards else 0) for i in range(shards)]
                 seconds = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-                if move_min is not None and shards > 1 and any(work):
-                    moves = balancing_moves(work, move_min)
-                    if moves:
-                        cluster.move(moves)
                 reports = cluster.expand(budgets, seconds)
                 for report in reports:
                     transitions += report.transitions
@@ -310,11 +259,6 @@ class InProcessCluster:
         payloads = [shard.ship([requests[j][i] for j in range(n)]) for i, shard in enumerate(shards)]
         return [shard.take([payloads[i][j] for i in range(n)]) for j, shard in enumerate(shards)]
 
-    def move(self, moves: Sequence[tuple[int, int]]) -> None:
-        released = [shard.release(moves) for shard in self._shards]
-        for j, shard in enumerate(self._shards):
-            shard.adopt([released[i][j] for i in range(self.shards)])
-
     def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
         return [shard.parents(fps) for shard, fps in zip(self._shards, fingerprints)]
 
@@ -428,11 +372,6 @@ class ProcessCluster:
         requests = self._all("want", [([offers[i][j] for i in range(n)],) for j in range(n)])
         payloads = self._all("ship", [([requests[j][i] for j in range(n)],) for i in range(n)])
         return self._all("take", [([payloads[i][j] for i in range(n)],) for j in range(n)])
-
-    def move(self, moves: Sequence[tuple[int, int]]) -> None:
-        n = self.shards
-        released = self._all("release", [(list(moves),)] * n)
-        self._all("adopt", [([released[i][j] for i in range(n)],) for j in range(n)])
 
     def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
         return self._all("parents", [(list(fps),) for fps in fingerprints])

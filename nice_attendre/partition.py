@@ -14,8 +14,7 @@ a shard. A part that few transitions change keeps most successors where they wer
 the transitions that read it run in one shard only (owned by ``app``, the same run: 14,040
 handler runs, 4% of the successors change shard). The price is balance: a part with few
 values may give one shard more of a level than the other, and as the levels are
-synchronised the busier shard sets the pace; the search then moves part values from the
-busier shard to the idler one between levels (:func:`nice_attendre.parallel.balancing_moves`). Owned by a part, two workers spent less CPU in
+synchronised the busier shard sets the pace. Owned by a part, two workers spent less CPU in
 every measured run; which is faster depends on the app and the scenario (docs/scaling.md:
 MAC learning by ``app`` a fifth to a third faster; the route-flow scenarios within the
 machine's noise either way), and a cost model fitted to a sample of the first levels had

@@ -56,13 +56,6 @@ class ShardActor:
     def take(self, *payloads: bytes) -> Intake:
         return self.shard.take(payloads)
 
-    def release(self, moves: Sequence[tuple[int, int]]) -> Any:
-        released = self.shard.release(moves)
-        return tuple(released) if len(released) > 1 else released[0]
-
-    def adopt(self, *payloads: bytes) -> None:
-        self.shard.adopt(payloads)
-
     def parents(self, fingerprints: Sequence[int]) -> list[int | None]:
         return self.shard.parents(fingerprints)
 
@@ -137,11 +130,6 @@ class RayCluster:
         payloads = [self._refs(a.ship.options(num_returns=n).remote(*[requests[j][i] for j in range(n)]))
                     for i, a in enumerate(actors)]
         return self._get([a.take.remote(*[payloads[i][j] for i in range(n)]) for j, a in enumerate(actors)])
-
-    def move(self, moves: Sequence[tuple[int, int]]) -> None:
-        n, actors = self.shards, self._actors
-        released = [self._refs(a.release.options(num_returns=n).remote(list(moves))) for a in actors]
-        self._get([a.adopt.remote(*[released[i][j] for i in range(n)]) for j, a in enumerate(actors)])
 
     def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
         return self._get([a.parents.remote(list(fps)) for a, fps in zip(self._actors, fingerprints)])

@@ -16,13 +16,6 @@ hashes plus the components the owner has not been sent yet) and :meth:`take` (th
 decodes them, stores and checks the level's new states). Most successors are revisits, so
 most states never travel: only their 16 bytes of fingerprint and parent do.
 
-Owned by a part, the coordinator may move part values between shards between two levels
-(:meth:`release`, :meth:`adopt`) when one shard has much more of the next level's work than
-another: the new owner gets the fingerprints of the value's stored states (8 bytes each; the
-old owner keeps them as known, and its parent log) and the value's frontier states, and every
-shard routes that value's states to it from then on. A part with few values (Attendre's
-``host``: 35, the busiest with 44% of the transitions) is then balanced per level.
-
 Determinism: a state first reached in a level from several parents keeps the parent with
 the smallest fingerprint, so the states of each level, every count of a complete search, and
 the parent chain of every state (hence every trace) are the same for any number of shards,
@@ -40,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from nice_attendre.codec import PickleCodec
-from nice_attendre.fingerprint import owner, peek_functions
+from nice_attendre.fingerprint import peek_functions
 from nice_attendre.partition import BY_FINGERPRINT, Partition, owner_function
 from nice_attendre.property import Expectation, Metric, Property
 
@@ -89,8 +82,6 @@ class Intake:
     found: list[Found] = field(default_factory=list)
     sometimes_held: list[str] = field(default_factory=list)
     metrics: dict[str, tuple[int, int]] = field(default_factory=dict)
-    #: owned by a part: the transitions the new frontier will take, per part value (its hash)
-    work: dict[int, int] = field(default_factory=dict)
 
 
 class Shard:
@@ -113,12 +104,6 @@ class Shard:
         self.system = system
         self.partition = partition
         self._owner = owner_function(system, partition, shards)
-        #: owned by a part: part value (hash) -> the shard it was moved to (see :meth:`release`);
-        #: values never moved belong to the shard their hash names
-        self.moved: dict[int, int] = {}
-        #: owned by a part: part value -> the fingerprints of the states this shard owns with it
-        self._by_value: dict[int, array] = {}
-        self._part_hash = getattr(system, "part_hash", None) if partition.name is not None else None
         props = tuple(properties)
         self.always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
         self.at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
@@ -148,8 +133,6 @@ class Shard:
         # parent, and fingerprint -> state (None until shipped by the shard that found it).
         self._next_parent: dict[int, int] = {}
         self._next_state: dict[int, Any] = {}
-        # owned by a part: fingerprint -> part value of the new states this shard made itself
-        self._next_value: dict[int, int] = {}
         self._revisits = 0
         self._outbox: list[list[Any]] = []  # per peer: the states offered to it this level
         self._awaiting: list[list[int]] = []  # per sender: fingerprints asked of it, in order
@@ -164,7 +147,7 @@ class Shard:
         self.level = 0
         state = self.system.initial_states()[position]
         fp = self.fingerprint_of(state)
-        if self._owner_of(state, fp) == self.index and fp not in self.seen:
+        if self._owner(state, fp) == self.index and fp not in self.seen:
             self._next_parent[fp] = fp
             self._next_state[fp] = state
         return self._close_level()
@@ -224,16 +207,10 @@ class Shard:
         if self.partition.name is None:
             for sfp in parent_of:
                 outgoing[(sfp >> 32) % shards].append(sfp)  # fingerprint.owner(sfp, shards), inlined
-        else:  # owned by a part value: its shard, or the one it was moved to
-            part, part_hash, moved, value_of = self.partition.part, self._part_hash, self.moved, self._next_value
+        else:
+            owner = self._owner
             for sfp, successor in state_of.items():
-                value = part_hash(successor, part)  # type: ignore[misc]
-                to = moved.get(value)
-                if to is None:
-                    to = (value >> 32) % shards  # fingerprint.owner(value, shards), inlined
-                outgoing[to].append(sfp)
-                if to == index:
-                    value_of[sfp] = value
+                outgoing[owner(successor, sfp)].append(sfp)
         for sfp in outgoing[index]:
             self._offer(sfp, parent_of[sfp], state_of[sfp])
         offers = [b""] * shards
@@ -334,102 +311,14 @@ class Shard:
             log(fp)
             log(parent)
             events.append(check(fp, states[fp], intake))
-        if self._part_hash is not None:  # who owns what, per part value, for moves
-            part, part_hash, by_value, work = self.partition.part, self._part_hash, self._by_value, intake.work
-            value_of = self._next_value
-            for fp, todo in zip(parents, events):
-                value = value_of.get(fp)
-                if value is None:  # a state another shard made: its value is worked out here
-                    value = part_hash(states[fp], part)
-                owned = by_value.get(value)
-                if owned is None:
-                    owned = by_value[value] = array("Q")
-                owned.append(fp)
-                if todo:
-                    work[value] = work.get(value, 0) + len(todo)
         self._stored += len(parents)
         self.seen.update(parents)
         self._frontier_fps = list(parents)
         self._frontier_states = [states[fp] for fp in parents]
         self._frontier_events = events
-        self._next_parent, self._next_state, self._next_value = {}, {}, {}
+        self._next_parent, self._next_state = {}, {}
         self._revisits = 0
         return intake
-
-    # ---- moving part values between shards ----------------------------------------------
-
-    def _owner_of(self, state: Any, fp: int) -> int:
-        """The shard that owns ``state`` now: its part value's, if that value was moved."""
-        if self.moved:
-            value = self._part_hash(state, self.partition.part)  # type: ignore[misc]
-            moved = self.moved.get(value)
-            if moved is not None:
-                return moved
-            return owner(value, self.shards)
-        return self._owner(state, fp)
-
-    def release(self, moves: Sequence[tuple[int, int]]) -> list[bytes]:
-        """Give part values away, between levels: ``moves`` are (value, new shard) for every
-        value moved this time (every shard is told all of them). For the values this shard
-        owns, the new owner is sent the fingerprints of their stored states and their frontier
-        states (encoded; this shard keeps the fingerprints as known and its parent log, so
-        traces and revisits are unchanged); per shard, the payload for :meth:`adopt`."""
-        payloads = [b""] * self.shards
-        mine = {value: to for value, to in moves if self._owns(value) and to != self.index}
-        for value, to in moves:
-            self.moved[value] = to
-        if not mine:
-            return payloads
-        part, part_hash = self.partition.part, self._part_hash
-        fps, states, events = self._frontier_fps, self._frontier_states, self._frontier_events
-        stored: dict[int, list[tuple[int, bytes]]] = {}
-        for value, to in mine.items():
-            stored.setdefault(to, []).append((value, self._by_value.pop(value, array("Q")).tobytes()))
-        leaving: dict[int, list[int]] = {}
-        keep: list[int] = []
-        for i, state in enumerate(states):
-            to = mine.get(part_hash(state, part))  # type: ignore[misc]
-            if to is None:
-                keep.append(i)
-            else:
-                leaving.setdefault(to, []).append(i)
-        for to in sorted(set(stored) | set(leaving)):
-            frontier = leaving.get(to, [])
-            payloads[to] = pickle.dumps((stored.get(to, []), array("Q", [fps[i] for i in frontier]).tobytes(),
-                                         self.codec.encode([states[i] for i in frontier], to)),
-                                        protocol=pickle.HIGHEST_PROTOCOL)
-        self._frontier_fps = [fps[i] for i in keep]
-        self._frontier_states = [states[i] for i in keep]
-        self._frontier_events = [events[i] for i in keep]
-        return payloads
-
-    def adopt(self, payloads: Sequence[bytes]) -> None:
-        """Take over the part values other shards released to this one (one payload per
-        sender, in shard order): their stored fingerprints (known from now on: a successor
-        with one is a revisit) and their frontier states, expanded here from this level on."""
-        enabled = self.system.enabled
-        for payload in payloads:
-            if not payload:
-                continue
-            stored, frontier_bytes, encoded = pickle.loads(payload)
-            for value, fp_bytes in stored:
-                owned = array("Q")
-                owned.frombytes(fp_bytes)
-                self.seen.update(owned)
-                self._by_value.setdefault(value, array("Q")).extend(owned)
-            frontier = array("Q")
-            frontier.frombytes(frontier_bytes)
-            decode = self.codec.decode(encoded)
-            for i, fp in enumerate(frontier):
-                state = decode(i)
-                self._frontier_fps.append(fp)
-                self._frontier_states.append(state)
-                self._frontier_events.append(enabled(state))
-
-    def _owns(self, value: int) -> bool:
-        """Whether this shard owns part value ``value`` now."""
-        moved = self.moved.get(value)
-        return (owner(value, self.shards) if moved is None else moved) == self.index
 
     # ---- checking a state ---------------------------------------------------------------
 

@@ -59,25 +59,6 @@ def test_ray_actors_own_states_by_a_part_with_the_same_counts() -> None:
     assert on_ray.stats.counts()[:3] == sequential.stats.counts()[:3]
 
 
-def test_ray_actors_move_part_values_with_the_same_counts(monkeypatch: pytest.MonkeyPatch) -> None:
-    import nice_attendre.parallel as parallel
-
-    moved = []
-    balance = parallel.balancing_moves
-
-    def every_uneven_level(work, minimum):  # type: ignore[no-untyped-def]
-        moves = balance(work, 0)
-        moved.extend(moves)
-        return moves
-
-    monkeypatch.setattr(parallel, "balancing_moves", every_uneven_level)
-    options = dict(topology="linear:2", packets=3, protocol="openflow")
-    sequential = verify("mac-learning", **options)
-    on_ray = verify("mac-learning", workers=2, engine="ray", partition="host", **options)
-    assert on_ray.complete and on_ray.stats.counts()[:3] == sequential.stats.counts()[:3]
-    assert moved  # part values did change actors
-
-
 def test_a_violation_on_ray_has_the_trace_the_other_engines_find() -> None:
     options = dict(topology="linear:2", packets=1, app_options={"bug": "forget-last-hop"})
     on_ray = verify("route-flow", workers=2, engine="ray", **options)

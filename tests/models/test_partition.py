@@ -15,7 +15,7 @@ from nice_attendre import verify
 from nice_attendre.errors import InputError
 from nice_attendre.frontend.api import build
 from nice_attendre.frontend.cli import main
-from nice_attendre.parallel import MOVE_MIN, MOVES_PER_LEVEL, InProcessCluster, ProcessCluster, balancing_moves, search
+from nice_attendre.parallel import InProcessCluster, ProcessCluster, search
 from nice_attendre.partition import BY_FINGERPRINT, Partition, owner_function, partition_named, partitions
 
 SCENARIOS = [  # (app, options): small, each with several values in most slot kinds
@@ -26,18 +26,12 @@ SCENARIOS = [  # (app, options): small, each with several values in most slot ki
 ]
 
 
-def partitioned(app: str, shards: int, partition: str, processes: bool = False, move_min: int | None = MOVE_MIN,
-                moved: list | None = None, **options: object):
-    """The partitioned search; ``moved`` (in this process) collects the part values moved."""
+def partitioned(app: str, shards: int, partition: str, processes: bool = False, **options: object):
     run = build(app, **options)  # type: ignore[arg-type]
     built = (run.network, run.properties, run.metrics)
     cluster_class = ProcessCluster if processes else InProcessCluster
     cluster = cluster_class(lambda: built, shards, partition=partition_named(run.network, partition))
-    in_process = [] if processes else list(cluster._shards)
-    result = search(cluster, run.network, run.properties, move_min=move_min)
-    if moved is not None:
-        moved.extend(value for shard in in_process for value in shard.moved)
-    return result, run
+    return search(cluster, run.network, run.properties), run
 
 
 @pytest.mark.parametrize("app,options", SCENARIOS, ids=[f"{a}-{o['protocol']}" for a, o in SCENARIOS])
@@ -82,46 +76,12 @@ def test_a_part_spreads_the_states_and_keeps_more_successors_home_than_the_finge
     assert by_fingerprint[1] > 0.3
 
 
-@pytest.mark.parametrize("app,options", SCENARIOS, ids=[f"{a}-{o['protocol']}" for a, o in SCENARIOS])
-def test_moving_part_values_between_levels_changes_no_result(app: str, options: dict) -> None:
-    """With every uneven level evened out (move_min 0), part values change owner between
-    levels; the counts and verdicts stay the sequential search's."""
-    sequential = verify(app, **options)
-    moved_somewhere = False
-    for name in ("host", "app", "table", "host,ctrlq"):
-        for shards in (2, 3):
-            moved: list = []
-            result, _run = partitioned(app, shards, name, move_min=0, moved=moved, **options)
-            assert result.complete and result.stats.counts()[:3] == sequential.stats.counts()[:3], (name, shards)
-            assert result.ok == sequential.ok
-            moved_somewhere = moved_somewhere or bool(moved)
-    assert moved_somewhere  # the scenario did exercise the moves
-
-
-def test_balancing_moves_narrow_the_gap_deterministically() -> None:
-    work = [{1: 50, 2: 30, 3: 20}, {4: 10}]
-    moves = balancing_moves(work, minimum=0)
-    assert moves == balancing_moves(work, minimum=0) and moves
-    totals = [sum(w.values()) for w in work]
-    for value, to in moves:
-        source = next(i for i, w in enumerate(work) if value in w)
-        totals[source] -= work[source][value]
-        totals[to] += work[source][value]
-    assert moves == [(1, 1)] and totals == [50, 60]  # the value nearest half the gap of 90
-    assert balancing_moves([{1: 40}, {2: 41}], minimum=0) == []  # even enough
-    assert balancing_moves(work, minimum=10_000) == []  # below the least worth moving
-    assert balancing_moves([{1: 100}, {}], minimum=0) == []  # no single value narrows the gap
-    many = [{v: 1 + v % 3 for v in range(1, 200)}, {}]
-    assert 0 < len(balancing_moves(many, minimum=0)) <= MOVES_PER_LEVEL
-
-
 def test_a_violation_has_the_same_trace_whatever_owns_the_states() -> None:
     options = dict(topology="linear:2", packets=1, app_options={"bug": "forget-last-hop"})
     by_fingerprint, _run = partitioned("route-flow", 2, "fingerprint", **options)
     assert not by_fingerprint.ok
-    for name, move_min in (("app", MOVE_MIN), ("host", MOVE_MIN), ("port", MOVE_MIN), ("table", MOVE_MIN),
-                           ("host", 0), ("table", 0)):
-        other, run = partitioned("route-flow", 3, name, move_min=move_min, **options)
+    for name in ("app", "host", "port", "table"):
+        other, run = partitioned("route-flow", 3, name, **options)
         assert [d.property for d in other.discoveries] == [d.property for d in by_fingerprint.discoveries]
         assert other.discoveries[0].trace.events == by_fingerprint.discoveries[0].trace.events
         other.discoveries[0].trace.replay(run.network)
@@ -135,8 +95,6 @@ def test_worker_processes_with_a_part_give_the_sequential_counts_and_report_it()
     assert parallel.partition == "states owned by their 'app' part"
     in_processes, _run = partitioned("mac-learning", 2, "host", processes=True, **options)
     assert in_processes.stats.counts() == parallel.stats.counts()  # max depth too: the same levels
-    moving, _run = partitioned("mac-learning", 2, "host", processes=True, move_min=0, **options)
-    assert moving.stats.counts() == parallel.stats.counts()
 
 
 def test_a_part_hash_is_its_share_of_the_fingerprint_and_the_same_in_every_process() -> None:
