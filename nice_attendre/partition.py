@@ -93,11 +93,10 @@ def partition_named(system: Any, name: str) -> Partition:
     if name in known:
         return known[name]
     names = name.split(",")
-    if len(names) > 1 and all(part in known and part != FINGERPRINT for part in names):
-        if len(set(names)) < len(names):
-            raise InputError(f"partition {name!r} names a part twice")
-        return Partition(name, tuple(slot for part in names for slot in known[part].part))
-    unknown = next((part for part in names if part not in known or (len(names) > 1 and part == FINGERPRINT)),
-                   name)
-    raise InputError(f"unknown partition {unknown!r} (known: {', '.join(known)}, or parts joined by "
-                     "commas)")
+    for part in names:
+        if part not in known or (len(names) > 1 and part == FINGERPRINT):
+            raise InputError(f"unknown partition {part!r} (known: {', '.join(known)}, or parts joined by "
+                             "commas)")
+    if len(set(names)) < len(names):
+        raise InputError(f"partition {name!r} names a part twice")
+    return Partition(name, tuple(slot for part in names for slot in known[part].part))
