@@ -1,19 +1,22 @@
 """The cost of one transition against the size of the network, in one run.
 
-Two shapes of network, each at several sizes, route-flow under OpenFlow with 2 packets:
+Two shapes of network, each at several sizes, route-flow under OpenFlow (2 packets unless
+``--packets``):
 
 * ``line``: ``linear:N``, the packets cross all N switches (the path grows with N);
 * ``tail``: ``h1 - s1 - s2 - h2`` with a line of N - 2 idle switches hanging off ``s2``:
   the same traffic and path at every N, only the network grows.
 
 Each cell explores the first ``--transitions`` transitions (or the whole space if smaller)
-with the incremental bookkeeping of large networks forced off ("full": every transition
-hashes the whole state and rescans every event source) and at its default ("default": on
-from :data:`nice_attendre.models.network.INCREMENTAL_SLOTS` slots), and prints the
+with the bookkeeping of large networks forced off ("full": states are flat tuples, every
+transition copies the whole state, hashes it and rescans every event source) and at its
+default ("default": from :data:`nice_attendre.models.network.INCREMENTAL_SLOTS` slots on,
+chunked states and incremental enabled events and keys), and prints the
 transitions per second and microseconds per transition. The counts of both runs must agree.
 
     python benchmarks/size.py
     python benchmarks/size.py --sizes 10,100,1000 --shapes tail --json size.json
+    python benchmarks/size.py --shapes tail --packets 3 --transitions 40000   # past the warm-up
 
 This is a benchmark, not a test (the counts' agreement is tested in
 tests/models/test_incremental.py).
@@ -47,7 +50,7 @@ def topology(shape: str, switches: int) -> Any:
     return f"linear:{switches}" if shape == "line" else tail_graph(switches)
 
 
-def measure(shape: str, switches: int, transitions: int, incremental: bool) -> dict[str, Any]:
+def measure(shape: str, switches: int, transitions: int, incremental: bool, packets: int = 2) -> dict[str, Any]:
     """Explore one cell; its counts, slots and speed."""
     from nice_attendre.checker import Limits
     from nice_attendre.frontend.api import build, search
@@ -57,7 +60,7 @@ def measure(shape: str, switches: int, transitions: int, incremental: bool) -> d
     if not incremental:
         network.INCREMENTAL_SLOTS = sys.maxsize
     try:
-        run = build("route-flow", topology=topology(shape, switches), packets=2)
+        run = build("route-flow", topology=topology(shape, switches), packets=packets)
     finally:
         network.INCREMENTAL_SLOTS = saved
     system = run.network
@@ -78,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="3,10,30,100,300,1000", help="switch counts, comma-separated")
     parser.add_argument("--shapes", default=",".join(SHAPES), help=f"of {', '.join(SHAPES)}")
     parser.add_argument("--transitions", type=int, default=20_000, help="transitions per cell (at most)")
+    parser.add_argument("--packets", type=int, default=2, help="packets h1 sends to h2")
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args(argv)
     sizes = [int(size) for size in args.sizes.split(",")]
@@ -85,15 +89,15 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(shapes) - set(SHAPES))
     if unknown:
         parser.error(f"unknown shape {unknown[0]!r}")
-    print(f"load {os.getloadavg()[0]:.2f}; route-flow, openflow, 2 packets, at most {args.transitions:,} "
+    print(f"load {os.getloadavg()[0]:.2f}; route-flow, openflow, {args.packets} packets, at most {args.transitions:,} "
           "transitions per cell")
     print(f"{'shape':6} {'switches':>8} {'slots':>6} {'transitions':>11} {'states':>7}  "
           f"{'full t/s':>9} {'us/t':>7}  {'default t/s':>11} {'us/t':>7}  {'ratio':>6}")
     rows = []
     for shape in shapes:
         for switches in sizes:
-            full = measure(shape, switches, args.transitions, incremental=False)
-            default = measure(shape, switches, args.transitions, incremental=True)
+            full = measure(shape, switches, args.transitions, incremental=False, packets=args.packets)
+            default = measure(shape, switches, args.transitions, incremental=True, packets=args.packets)
             counts = ("transitions", "unique_states", "revisits")
             if any(full[key] != default[key] for key in counts):
                 print(f"counts differ on {shape} {switches}: {full} {default}", file=sys.stderr)

@@ -34,6 +34,10 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any, Callable, Sequence
 
+from nice_attendre.models.chunked import ChunkedState
+
+_list_extend = list.extend
+
 #: Transitions a network stores by default (a few hundred bytes each).
 MEMO_ENTRIES = 250_000
 
@@ -49,7 +53,11 @@ class ReadTrackingList(list):  # type: ignore[type-arg]
     __slots__ = ("reads", "written", "opaque", "appends", "_base")
 
     def __init__(self, state: Sequence[int]) -> None:
-        list.__init__(self, state)
+        if state.__class__ is ChunkedState:
+            for chunk in state.chunks:  # type: ignore[attr-defined]
+                _list_extend(self, chunk)  # C-level copies, chunk by chunk
+        else:
+            list.__init__(self, state)
         self.reads: dict[int, int] = {}
         self.written: dict[int, None] = {}
         self.opaque = False

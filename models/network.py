@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from bisect import bisect_left
 from itertools import chain, compress
 from operator import itemgetter, mul
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from functools import partial
 
 from nice_attendre.fingerprint import Computed, slot_multiplier, successor
 from nice_attendre.errors import CallTimeout, InputError, ModelError
@@ -34,6 +36,7 @@ from nice_attendre.models.app import App, app_failure, bad_state
 from nice_attendre.models.events import (ControllerHandle, Event, HostAnswer, HostMove, HostReceive, HostSend,
                                          SwitchEntryExpires, SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models import flowtable
+from nice_attendre.models.chunked import ChunkedState, chunk_shift, slot_list
 from nice_attendre.models.channels import Channels, check_command_order, describe_semantics
 from nice_attendre.models.faults import KINDS as FAULT_KINDS
 from nice_attendre.models.faults import ControlLoss, Faults, LinkChange, LinkFault, SwitchRestart
@@ -61,7 +64,7 @@ MONITORS = ("no-forwarding-loops", "no-black-holes", "direct-paths", "strict-dir
 #: the parent state's and the slots a transition wrote) and ask the search to store their
 #: states keyed by fingerprint (see :attr:`Network.large_states`): below it, one C-level
 #: pass over the slots is cheaper than the bookkeeping.
-INCREMENTAL_SLOTS = 1024
+INCREMENTAL_SLOTS = 512
 
 #: States whose enabled-event sources an incremental network remembers (by identity; the
 #: oldest are forgotten first, and a forgotten parent is recomputed in full).
@@ -94,7 +97,7 @@ class Tx:
 
     def __init__(self, net: "Network", state: Sequence[int], notes: list[str] | None = None) -> None:
         self.net = net
-        self.s = list(state)
+        self.s = slot_list(state)
         self.notes = notes
         self.outbox: dict[int, list[Any]] | None = None  # one handler call's commands, per switch
         self.choice: Any = None
@@ -302,13 +305,21 @@ class Network:
                 raise ModelError(f"protocol {self.protocol.name} declares {event_class.__name__}, "
                                  "an event of the network itself")
             self._handlers[event_class] = handler
+        #: Whether the network is large (see :data:`INCREMENTAL_SLOTS`): enabled events are
+        #: then computed incrementally and states are chunked.
+        self.incremental = len(self.slot_names) >= INCREMENTAL_SLOTS
+        #: Makes a state from its slot ids: a tuple, or for a large network a
+        #: :class:`~nice_attendre.models.chunked.ChunkedState` (indexed like a tuple): a
+        #: transition then copies the chunks it writes, not the whole state, stored states
+        #: share the chunks they have in common, and comparing two costs about the square
+        #: root of the slot count.
+        self._freeze: Callable[[Iterable[int]], Any] = (
+            partial(ChunkedState.of, shift=chunk_shift(len(self.slot_names))) if self.incremental else tuple)
         #: What happened while the initial state was built (switch joins), for traces.
         self._initial_notes: list[str] = []
         self._initial = self._make_initial(self._initial_notes)
         #: Memoised transitions (None: every transition runs its handlers).
         self.memo = TransitionMemo(options.memo, self.extend_queue) if options.memo else None
-        #: Whether enabled events are computed incrementally (see :data:`INCREMENTAL_SLOTS`).
-        self.incremental = len(self.slot_names) >= INCREMENTAL_SLOTS
         #: The last transition applied: (new state, old state, slots written or None).
         self._last: tuple[tuple[int, ...], tuple[int, ...], Any] | None = None
         #: id(state) -> (state, its non-empty event sources): see :meth:`_sources_of`.
@@ -351,7 +362,7 @@ class Network:
         large network's enabled events are then updated from the slots written)."""
         if writes.__class__ is Computed:
             return writes.state  # type: ignore[no-any-return]
-        new = successor(state, writes)
+        new = state.updated(writes)
         self._last = (new, state, [slot for slot, _value in writes])
         return new  # type: ignore[no-any-return]
 
@@ -517,9 +528,9 @@ class Network:
         if problem is not None:  # an app bug is a finding: the run starts in a violating state
             tx.put(self.slot_app, None)
             tx.alert("app-exception", f"{type(self.app).__name__}.initial_state {problem}")
-            return tuple(tx.s)
+            return self._freeze(tx.s)
         self.protocol.switches_join(tx)
-        return tuple(tx.s)
+        return self._freeze(tx.s)
 
     # ---- System ------------------------------------------------------------------------
 
@@ -704,6 +715,9 @@ class Network:
             return self._apply_memo(state, event)
         tx = TrackingTx(self, state)
         self._handlers[type(event)](tx, event)
+        if self.incremental:
+            values = tx.s
+            return state.updated([(slot, values[slot]) for slot in tx.dirty]), tx.dirty
         return tuple(tx.s), tx.dirty
 
     def _apply_memo(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], Any]:
@@ -711,10 +725,7 @@ class Network:
         writes = self.memo.lookup(state, event)  # type: ignore[union-attr]
         if writes is None:
             return self._apply_and_store(state, event)
-        after = list(state)
-        for slot, value in writes:
-            after[slot] = value
-        return tuple(after), [slot for slot, _value in writes]
+        return state.updated(writes), [slot for slot, _value in writes]
 
     def _apply_and_store(self, state: tuple[int, ...], event: Event,
                          fingerprint: int | None = None) -> tuple[tuple[int, ...], Any]:
@@ -726,7 +737,12 @@ class Network:
         tx = MemoTx(self, state)
         self._handlers[type(event)](tx, event)
         tracked = tx.s
-        new = tuple(_list_items(tracked, _EVERY))  # a C-level copy, not the tracking iterator
+        if tracked.opaque:  # written through a slice, say: every slot is taken
+            new = self._freeze(_list_items(tracked, _EVERY))  # a C-level copy, not the tracking iterator
+        elif self.incremental:  # the chunks written are copied (their slots read untracked)
+            new = state.updated([(slot, _list_items(tracked, slot)) for slot in tracked.written])
+        else:
+            new = tuple(_list_items(tracked, _EVERY))  # a C-level copy, not the tracking iterator
         if tracked.opaque:  # written through a slice, say: compare every slot
             written: Any = self._fingerprints.changed_slots(state, new)
             if fingerprint is None:
@@ -756,7 +772,7 @@ class Network:
         if handler is None:
             raise ModelError(f"not an event of this network: {event!r}")
         handler(tx, event)
-        return tuple(tx.s), notes
+        return self._freeze(tx.s), notes
 
     # ---- stable fingerprints (models/fingerprints.py) and shipping (models/shipping.py) --
 
@@ -822,7 +838,7 @@ class Network:
         the components a peer has not been sent yet)."""
         from nice_attendre.models.shipping import NetworkCodec
 
-        return NetworkCodec(self._fingerprints)
+        return NetworkCodec(self._fingerprints, self._freeze)
 
     # ---- command channels --------------------------------------------------------------
 
@@ -924,7 +940,7 @@ class Network:
             elif self._slot_interners[slot] is self._queues:
                 value = tuple(self._items.intern(item) for item in value)
             state[slot] = self._intern[slot](value)
-        return tuple(state)
+        return self._freeze(state)
 
     def buffered_packets(self, state: Sequence[int]) -> list[tuple[int, Packet]]:
         """Every packet a switch holds in ``state`` (packet buffer and variant buffers)."""

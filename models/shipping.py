@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from array import array
 from operator import getitem
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from nice_attendre.errors import ModelError
 from nice_attendre.models.fingerprints import Fingerprinter
@@ -28,8 +28,10 @@ class NetworkCodec:
     ``decode`` keeps a map from component hash to local id for every interner.
     """
 
-    def __init__(self, fingerprints: Fingerprinter) -> None:
+    def __init__(self, fingerprints: Fingerprinter,
+                 make: Callable[[Iterable[int]], Any] = tuple) -> None:
         net = fingerprints.net
+        self.make = make  # a state from its slot ids (the network's kind of state)
         self.fps = fingerprints
         self.kinds: tuple[Interner[Any], ...] = fingerprints.interners
         kind_of = {id(interner): k for k, interner in enumerate(self.kinds)}
@@ -122,8 +124,9 @@ class NetworkCodec:
         hashes.frombytes(data)
         slot_tables = [self.by_hash[kind] for kind in self.slot_kind]
         width = self.nslots
+        make = self.make
 
         def state(index: int) -> tuple[int, ...]:
-            return tuple(map(getitem, slot_tables, hashes[index * width:(index + 1) * width]))
+            return make(map(getitem, slot_tables, hashes[index * width:(index + 1) * width]))
 
         return state
