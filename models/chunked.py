@@ -17,6 +17,8 @@ from __future__ import annotations
 from itertools import chain
 from typing import Any, Iterable, Iterator
 
+_new = object.__new__
+
 
 def chunk_shift(slots: int) -> int:
     """The chunk size (as a power of two) for states of ``slots`` slots: about the square
@@ -58,7 +60,23 @@ class ChunkedState:
             chunk[slot & mask] = value
         for index, chunk in copied.items():
             chunks[index] = tuple(chunk)
-        return ChunkedState(tuple(chunks), shift, self.length)
+        state = _new(ChunkedState)  # without __init__'s call (a transition's hot path)
+        state.chunks = tuple(chunks)
+        state.shift = shift
+        state.mask = mask
+        state.length = self.length
+        return state
+
+    def slots_not_shared(self, other: "ChunkedState") -> Iterator[int]:
+        """The slots of the chunks this state does not share (by identity) with ``other``,
+        a state of the same length and shift: every slot whose id differs between the two
+        is among them (and perhaps others, of chunks that are equal but not shared)."""
+        size = 1 << self.shift
+        length = self.length
+        for index, (mine, theirs) in enumerate(zip(self.chunks, other.chunks)):
+            if mine is not theirs:
+                start = index * size
+                yield from range(start, min(start + size, length))
 
     def __getitem__(self, index: Any) -> Any:
         if index.__class__ is int:

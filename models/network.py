@@ -318,12 +318,22 @@ class Network:
         #: What happened while the initial state was built (switch joins), for traces.
         self._initial_notes: list[str] = []
         self._initial = self._make_initial(self._initial_notes)
+        #: A large network's buffer slots (packet buffer and protocol state) -> their switch,
+        #: when no switch holds a packet initially (see :meth:`buffered_packets`).
+        self._holding: dict[int, int] | None = None
+        self._switch_order = {dpid: order for order, dpid in enumerate(self.topology.switches)}
+        if self.incremental and not self.buffered_packets(self._initial):
+            self._holding = {slot: dpid for dpid in self.topology.switches
+                             for slot in (self.slot_buffer[dpid], self.slot_ext[dpid])}
         #: Memoised transitions (None: every transition runs its handlers).
         self.memo = TransitionMemo(options.memo, self.extend_queue) if options.memo else None
         #: The last transition applied: (new state, old state, slots written or None).
         self._last: tuple[tuple[int, ...], tuple[int, ...], Any] | None = None
         #: id(state) -> (state, its non-empty event sources): see :meth:`_sources_of`.
         self._remembered: dict[int, tuple[tuple[int, ...], Sources]] = {}
+        #: The initial state's event sources, once computed (a large network's other states'
+        #: are computed from them when their parent is not remembered).
+        self._initial_sources: Sources | None = None
 
         #: ``build_successor(state, handle)``: the successor a peek described (see
         #: :func:`nice_attendre.fingerprint.peek_functions`); a large network also notes it as
@@ -619,7 +629,14 @@ class Network:
         return sources
 
     def _all_sources(self, state: tuple[int, ...]) -> Sources:
-        """Every non-empty source of ``state`` (one pass over the source slots)."""
+        """Every non-empty source of ``state``: the initial state's, updated from the
+        chunks ``state`` does not share with it (see :class:`ChunkedState`), else one pass
+        over the source slots."""
+        if state.__class__ is ChunkedState and state is not self._initial:
+            initial = self._initial_sources
+            if initial is None:
+                initial = self._initial_sources = self._all_sources(self._initial)
+            return self._updated_sources(initial, state, state.slots_not_shared(self._initial))  # type: ignore[attr-defined]
         indices: list[int] = []
         found: list[tuple[Event, ...]] = []
         for index, (slot, events_of) in enumerate(zip(self._source_slots, self._source_events)):
@@ -943,9 +960,17 @@ class Network:
         return self._freeze(state)
 
     def buffered_packets(self, state: Sequence[int]) -> list[tuple[int, Packet]]:
-        """Every packet a switch holds in ``state`` (packet buffer and variant buffers)."""
+        """Every packet a switch holds in ``state`` (packet buffer and variant buffers), by
+        switch in topology order. A large network looks only at the switches with a buffer
+        in a chunk ``state`` does not share with the initial state, where none holds any."""
         held: list[tuple[int, Packet]] = []
-        for dpid in self.topology.switches:
+        switches: Sequence[int] = self.topology.switches
+        if state.__class__ is ChunkedState and self._holding is not None:
+            holding = self._holding
+            changed = {holding[slot] for slot in state.slots_not_shared(self._initial)  # type: ignore[attr-defined]
+                       if slot in holding}
+            switches = sorted(changed, key=self._switch_order.__getitem__)
+        for dpid in switches:
             for _bid, _port, packet in self._values[self.slot_buffer[dpid]][state[self.slot_buffer[dpid]]]:
                 held.append((dpid, packet))
             ext = self._values[self.slot_ext[dpid]][state[self.slot_ext[dpid]]]

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import pickle
 
+import networkx as nx
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nice_attendre import verify
 from nice_attendre.frontend.api import build
+from nice_attendre.models import network
 from nice_attendre.models.chunked import ChunkedState, chunk_shift, slot_list
 
 ids = st.lists(st.integers(min_value=0, max_value=2**40), min_size=1, max_size=300)
@@ -84,3 +88,62 @@ def test_a_large_network_copies_only_the_chunks_a_transition_writes() -> None:
         state = after
         steps += 1
     assert steps == 60
+
+
+def _tail(switches: int) -> "nx.Graph":
+    """``h1 - s1 - s2 - h2`` with idle switches ``s3 ... sN`` hanging off ``s2``."""
+    graph = nx.Graph()
+    nx.add_path(graph, ["h1", "s1", "s2", "h2"])
+    nx.add_path(graph, ["s2"] + [f"s{i}" for i in range(3, switches + 1)])
+    return graph
+
+
+def test_workers_ship_chunked_states() -> None:
+    """Worker processes decode the states they are sent into the network's own kind."""
+    sequential = verify("route-flow", topology=_tail(300), packets=2)
+    assert sequential.system.incremental and sequential.complete and sequential.ok
+    parallel = verify("route-flow", topology=_tail(300), packets=2, workers=2)
+    assert parallel.complete and parallel.stats.counts()[:3] == sequential.stats.counts()[:3] == (1116, 551, 566)
+
+
+def test_a_bug_in_a_large_network_comes_with_a_replayable_trace() -> None:
+    for options in ({}, {"fingerprint": True}, {"workers": 2}):
+        result = verify("route-flow", topology=_tail(300), packets=1, app_options={"bug": "forget-last-hop"},
+                        **options)
+        assert not result.ok and result.system.incremental
+        trace = result.discoveries[0].trace
+        assert trace is not None and isinstance(trace.final, ChunkedState)
+        state = result.system.initial_states()[0]
+        for event in trace.events:
+            assert event in result.system.enabled(state)
+            state = result.system.apply(state, event)
+        assert state == trace.final
+
+
+@pytest.mark.parametrize("protocol", ["attendre", "buffer:granularity=flow,timeout=event", "openflow"])
+def test_shortcuts_from_the_initial_chunks_equal_a_full_scan(protocol: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large network's held packets and event sources, found from the chunks a state does
+    not share with the initial state, are those a scan of every switch and slot finds, in
+    every state of a search where switches hold packets."""
+    monkeypatch.setattr(network, "INCREMENTAL_SLOTS", 0)
+    net = build("route-flow", topology="linear:2", packets=2, protocol=protocol, properties=[]).network
+    assert net.incremental and net._holding is not None
+    full_sources = network.Network._all_sources.__get__(net)
+    initial = net.initial_states()[0]
+    seen, stack, holding = {initial}, [initial], 0
+    while stack:
+        state = stack.pop()
+        fast = net.buffered_packets(state)
+        saved, net._holding = net._holding, None
+        try:
+            assert fast == net.buffered_packets(state)
+        finally:
+            net._holding = saved
+        holding += bool(fast)
+        assert full_sources(state) == full_sources(tuple(state))  # a tuple: one pass over every slot
+        for event in net.enabled(state):
+            after = net.apply(state, event)
+            if after not in seen:
+                seen.add(after)
+                stack.append(after)
+    assert len(seen) > 50 and holding > (0 if protocol == "openflow" else 10)
