@@ -53,11 +53,7 @@ class ReadTrackingList(list):  # type: ignore[type-arg]
     __slots__ = ("reads", "written", "opaque", "appends", "_base")
 
     def __init__(self, state: Sequence[int]) -> None:
-        if state.__class__ is ChunkedState:
-            for chunk in state.chunks:  # type: ignore[attr-defined]
-                _list_extend(self, chunk)  # C-level copies, chunk by chunk
-        else:
-            list.__init__(self, state)
+        list.__init__(self, state)
         self.reads: dict[int, int] = {}
         self.written: dict[int, None] = {}
         self.opaque = False
@@ -86,6 +82,10 @@ class ReadTrackingList(list):  # type: ignore[type-arg]
         else:
             self.opaque = True
         list.__setitem__(self, index, value)
+
+    def current(self, index: int) -> int:
+        """The id slot ``index`` holds now, not recorded as a read."""
+        return list.__getitem__(self, index)  # type: ignore[no-any-return]
 
     def append_blind(self, index: int, items: tuple[int, ...], extend: Callable[[int, tuple[int, ...]], int]) -> bool:
         """Set slot ``index`` to ``extend(its id, items)`` without reading it, when its old
@@ -118,6 +118,107 @@ class ReadTrackingList(list):  # type: ignore[type-arg]
                   "copy", "append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear"):
         locals()[_name] = _opaque(_name)
     del _name, _opaque
+    __hash__ = None  # type: ignore[assignment]
+
+
+class LazyReadTrackingList(ReadTrackingList):
+    """A :class:`ReadTrackingList` over a large network's chunked state that copies nothing
+    up front: reads come from the state, writes go to a dict, so a transition costs the
+    slots it touches, not the size of the state. Any use other than by index (which marks
+    it ``opaque``) first copies the whole state into the list, which then behaves as a
+    :class:`ReadTrackingList`."""
+
+    __slots__ = ("_over",)
+
+    def __init__(self, state: ChunkedState) -> None:
+        list.__init__(self)
+        self.reads = {}
+        self.written = {}
+        self.opaque = False
+        self.appends = {}
+        self._base = state
+        self._over: dict[int, int] | None = {}  # written slot -> id; None once copied
+
+    def _copy_in(self) -> None:
+        """Hold every slot in the list from now on."""
+        over = self._over
+        if over is not None:
+            for chunk in self._base.chunks:  # type: ignore[attr-defined]
+                _list_extend(self, chunk)  # C-level copies, chunk by chunk
+            for slot, value in over.items():
+                list.__setitem__(self, slot, value)
+            self._over = None
+
+    def __len__(self) -> int:
+        return len(self._base) if self._over is not None else list.__len__(self)
+
+    def __getitem__(self, index: Any) -> Any:
+        over = self._over
+        if over is not None:
+            if index.__class__ is int and index >= 0:
+                if index not in self.reads:
+                    if index not in self.written:
+                        value = self._base[index]
+                        self.reads[index] = value
+                        return value
+                    if index in self.appends:  # the appended queue is looked at: it was read
+                        del self.appends[index]
+                        self.reads[index] = self._base[index]
+                return over[index] if index in over else self._base[index]
+            self._copy_in()
+        return ReadTrackingList.__getitem__(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        over = self._over
+        if over is not None:
+            if index.__class__ is int and index >= 0:
+                if index >= len(self._base):
+                    raise IndexError("list assignment index out of range")
+                self.written[index] = None
+                if index in self.appends:
+                    del self.appends[index]
+                over[index] = value
+                return
+            self._copy_in()
+        ReadTrackingList.__setitem__(self, index, value)
+
+    def current(self, index: int) -> int:
+        over = self._over
+        if over is None:
+            return list.__getitem__(self, index)  # type: ignore[no-any-return]
+        return over[index] if index in over else self._base[index]  # type: ignore[no-any-return]
+
+    def append_blind(self, index: int, items: tuple[int, ...], extend: Callable[[int, tuple[int, ...]], int]) -> bool:
+        over = self._over
+        if over is None:
+            return ReadTrackingList.append_blind(self, index, items, extend)
+        if index.__class__ is not int or index < 0 or index in self.reads:
+            return False
+        appended = self.appends.get(index)
+        if appended is None:
+            if index in self.written:
+                return False
+            appended = ()
+        over[index] = extend(over[index] if index in over else self._base[index], items)
+        self.written[index] = None
+        self.appends[index] = appended + items
+        return True
+
+    def _copying(name: str) -> Callable[..., Any]:  # type: ignore[misc]
+        method = getattr(ReadTrackingList, name)
+
+        def wrapper(self: "LazyReadTrackingList", *args: Any, **kwargs: Any) -> Any:
+            self._copy_in()
+            return method(self, *args, **kwargs)
+
+        wrapper.__name__ = name
+        return wrapper
+
+    for _name in ("__iter__", "__reversed__", "__contains__", "__delitem__", "__eq__", "__ne__", "__lt__",
+                  "__le__", "__gt__", "__ge__", "__add__", "__mul__", "__iadd__", "__imul__", "index", "count",
+                  "copy", "append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear"):
+        locals()[_name] = _copying(_name)
+    del _name, _copying
     __hash__ = None  # type: ignore[assignment]
 
 

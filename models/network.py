@@ -43,7 +43,7 @@ from nice_attendre.models.faults import ControlLoss, Faults, LinkChange, LinkFau
 from nice_attendre.models.hosts import Hosts
 from nice_attendre.models.fingerprints import Fingerprinter
 from nice_attendre.models.intern import Interner
-from nice_attendre.models.memo import MEMO_ENTRIES, ReadTrackingList, TransitionMemo
+from nice_attendre.models.memo import MEMO_ENTRIES, LazyReadTrackingList, ReadTrackingList, TransitionMemo
 from nice_attendre.models.packet import BROADCAST, Packet
 from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import Topology
@@ -190,7 +190,7 @@ class MemoTx(Tx):
 
     def __init__(self, net: "Network", state: Sequence[int]) -> None:
         self.net = net
-        self.s = tracked = ReadTrackingList(state)
+        self.s = tracked = (LazyReadTrackingList if state.__class__ is ChunkedState else ReadTrackingList)(state)
         self.notes = None
         self.outbox = None
         self.choice = None
@@ -757,7 +757,8 @@ class Network:
         if tracked.opaque:  # written through a slice, say: every slot is taken
             new = self._freeze(_list_items(tracked, _EVERY))  # a C-level copy, not the tracking iterator
         elif self.incremental:  # the chunks written are copied (their slots read untracked)
-            new = state.updated([(slot, _list_items(tracked, slot)) for slot in tracked.written])
+            current = tracked.current
+            new = state.updated([(slot, current(slot)) for slot in tracked.written])
         else:
             new = tuple(_list_items(tracked, _EVERY))  # a C-level copy, not the tracking iterator
         if tracked.opaque:  # written through a slice, say: compare every slot

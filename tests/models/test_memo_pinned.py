@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from nice_attendre import verify
-from nice_attendre.models.memo import ReadTrackingList, TransitionMemo
+from nice_attendre.models.chunked import ChunkedState
+from nice_attendre.models.memo import LazyReadTrackingList, ReadTrackingList, TransitionMemo
 from pinned import pinned_table
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -93,8 +94,16 @@ def test_two_workers_with_the_memo() -> None:
     assert two.stats.counts()[:3] == plain.stats.counts()[:3] and two.ok == plain.ok
 
 
-def test_the_tracking_list_records_reads_before_writes() -> None:
-    tracked = ReadTrackingList([10, 11, 12, 13])
+def _lazy(ids: list[int]) -> LazyReadTrackingList:
+    return LazyReadTrackingList(ChunkedState.of(ids, 1))
+
+
+TRACKING = pytest.mark.parametrize("tracking", [ReadTrackingList, _lazy], ids=["list", "lazy"])
+
+
+@TRACKING
+def test_the_tracking_list_records_reads_before_writes(tracking: Any) -> None:
+    tracked = tracking([10, 11, 12, 13])
     assert tracked[1] == 11
     tracked[2] = 99
     assert tracked[2] == 99  # read after its own write: not a read of the state
@@ -102,9 +111,14 @@ def test_the_tracking_list_records_reads_before_writes() -> None:
     assert tracked.reads == {1: 11} and list(tracked.written) == [2, 1] and not tracked.opaque
     for use in (lambda t: list(t), lambda t: t[1:], lambda t: t[-1], lambda t: 12 in t, lambda t: t.index(13),
                 lambda t: t.copy(), lambda t: t == [1]):
-        other = ReadTrackingList([10, 11, 12, 13])
+        other = tracking([10, 11, 12, 13])
         use(other)
         assert other.opaque
+    other = tracking([10, 11, 12, 13])  # written, then used as a whole: the writes stay
+    other[3] = 7
+    assert len(other) == 4 and list(other) == [10, 11, 12, 7] and other.opaque
+    other[1:3] = [0, 0]
+    assert list(other) == [10, 0, 0, 7] and other.current(3) == 7
 
 
 def test_the_table_is_bounded_and_keyed_on_what_was_read() -> None:
@@ -228,25 +242,26 @@ def test_a_transition_that_writes_a_slot_unread_replays_no_delta() -> None:
     assert net.memo.misses == 1
 
 
-def test_a_blind_append_is_not_a_read() -> None:
+@TRACKING
+def test_a_blind_append_is_not_a_read(tracking: Any) -> None:
     """Appending to a queue the transition has not looked at records the items, not the queue;
     looking at it afterwards makes it a read of the old value, overwriting it a plain write."""
     def extend(queue: int, items: tuple[int, ...]) -> int:
         return queue * 10 + sum(items)
 
-    tracked = ReadTrackingList([1, 2, 3])
+    tracked = tracking([1, 2, 3])
     assert tracked.append_blind(0, (5,), extend) and tracked.append_blind(0, (6,), extend)
     assert tracked.reads == {} and tracked.appends == {0: (5, 6)} and list(tracked.written) == [0]
-    assert list.__getitem__(tracked, 0) == (1 * 10 + 5) * 10 + 6
+    assert tracked.current(0) == (1 * 10 + 5) * 10 + 6
     assert tracked[1] == 2 and not tracked.append_blind(1, (7,), extend)  # read first: ordinary append
-    looked = ReadTrackingList([1, 2, 3])
+    looked = tracking([1, 2, 3])
     looked.append_blind(2, (4,), extend)
     assert looked[2] == 34 and looked.reads == {2: 3} and looked.appends == {}
-    overwritten = ReadTrackingList([1, 2, 3])
+    overwritten = tracking([1, 2, 3])
     overwritten.append_blind(2, (4,), extend)
     overwritten[2] = 9
     assert overwritten.reads == {} and overwritten.appends == {} and list(overwritten.written) == [2]
-    written = ReadTrackingList([1, 2, 3])
+    written = tracking([1, 2, 3])
     written[0] = 8
     assert not written.append_blind(0, (1,), extend)  # its new value no longer depends on the old
 
