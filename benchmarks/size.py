@@ -17,6 +17,12 @@ transitions per second and microseconds per transition. The counts of both runs 
     python benchmarks/size.py
     python benchmarks/size.py --sizes 10,100,1000 --shapes tail --json size.json
     python benchmarks/size.py --shapes tail --packets 3 --transitions 40000   # past the warm-up
+    python benchmarks/size.py --shapes tail --packets 3 --memory             # and bytes per state
+
+With ``--memory`` each cell also runs three times more, each in a process of its own: both
+modes of the exact search and the default mode with ``--fingerprint``; the figure is the
+growth of the process's peak resident memory during the search divided by the unique states
+stored (everything the search keeps: visited set, stack, interned components, caches).
 
 This is a benchmark, not a test (the counts' agreement is tested in
 tests/models/test_incremental.py).
@@ -27,6 +33,8 @@ import argparse
 import gc
 import json
 import os
+import resource
+import subprocess
 import sys
 import time
 from typing import Any
@@ -50,8 +58,32 @@ def topology(shape: str, switches: int) -> Any:
     return f"linear:{switches}" if shape == "line" else tail_graph(switches)
 
 
-def measure(shape: str, switches: int, transitions: int, incremental: bool, packets: int = 2) -> dict[str, Any]:
-    """Explore one cell; its counts, slots and speed."""
+def _peak() -> int:
+    """This process's peak resident memory in bytes (Linux's VmHWM, else ru_maxrss)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
+
+
+def _reset_peak() -> int:
+    """Reset the peak to the current resident memory where Linux allows it (a process
+    started by a larger one inherits that one's peak); return the peak."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as clear:
+            clear.write("5")
+    except OSError:
+        pass
+    return _peak()
+
+
+def measure(shape: str, switches: int, transitions: int, incremental: bool, packets: int = 2,
+            fingerprint: bool = False) -> dict[str, Any]:
+    """Explore one cell; its counts, slots, speed and the growth of peak memory per state."""
     from nice_attendre.checker import Limits
     from nice_attendre.frontend.api import build, search
     from nice_attendre.models import network
@@ -65,15 +97,26 @@ def measure(shape: str, switches: int, transitions: int, incremental: bool, pack
         network.INCREMENTAL_SLOTS = saved
     system = run.network
     gc.collect()
+    before = _reset_peak()
     start = time.perf_counter()
-    result = search(run, limits=Limits(max_transitions=transitions))
+    result = search(run, limits=Limits(max_transitions=transitions), fingerprint=fingerprint)
     seconds = time.perf_counter() - start
+    growth = _peak() - before
     stats = result.stats
     return {"shape": shape, "switches": switches, "mode": "default" if incremental else "full",
             "slots": len(system.slot_names), "incremental": system.incremental,
             "transitions": stats.transitions, "unique_states": stats.unique_states, "revisits": stats.revisits,
             "seconds": round(seconds, 3), "per_second": round(stats.transitions / seconds),
-            "microseconds": round(seconds / stats.transitions * 1e6, 1)}
+            "microseconds": round(seconds / stats.transitions * 1e6, 1),
+            "bytes_per_state": round(growth / max(stats.unique_states, 1))}
+
+
+def bytes_per_state(shape: str, switches: int, transitions: int, packets: int, mode: str) -> int:
+    """:func:`measure`'s memory figure for one cell in a process of its own (``mode``: full,
+    default or fingerprint), so that no other cell's memory counts."""
+    out = subprocess.run([sys.executable, __file__, "--child", shape, str(switches), str(transitions), str(packets),
+                          mode], check=True, capture_output=True, text=True)
+    return int(json.loads(out.stdout)["bytes_per_state"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,7 +126,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--transitions", type=int, default=20_000, help="transitions per cell (at most)")
     parser.add_argument("--packets", type=int, default=2, help="packets h1 sends to h2")
     parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--memory", action="store_true", help="also bytes per stored state, each in its own process")
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child:
+        shape, switches, transitions, packets, mode = args.child
+        print(json.dumps(measure(shape, int(switches), int(transitions), mode != "full", int(packets),
+                                 fingerprint=mode == "fingerprint")))
+        return 0
     sizes = [int(size) for size in args.sizes.split(",")]
     shapes = args.shapes.split(",")
     unknown = sorted(set(shapes) - set(SHAPES))
@@ -92,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load {os.getloadavg()[0]:.2f}; route-flow, openflow, {args.packets} packets, at most {args.transitions:,} "
           "transitions per cell")
     print(f"{'shape':6} {'switches':>8} {'slots':>6} {'transitions':>11} {'states':>7}  "
-          f"{'full t/s':>9} {'us/t':>7}  {'default t/s':>11} {'us/t':>7}  {'ratio':>6}")
+          f"{'full t/s':>9} {'us/t':>7}  {'default t/s':>11} {'us/t':>7}  {'ratio':>6}"
+          + ("  bytes/state: full default fingerprint" if args.memory else ""))
     rows = []
     for shape in shapes:
         for switches in sizes:
@@ -103,9 +154,18 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"counts differ on {shape} {switches}: {full} {default}", file=sys.stderr)
                 return 1
             rows += [full, default]
+            memory = ""
+            if args.memory:
+                figures = {mode: bytes_per_state(shape, switches, args.transitions, args.packets, mode)
+                           for mode in ("full", "default", "fingerprint")}
+                full["bytes_per_state"], default["bytes_per_state"] = figures["full"], figures["default"]
+                default["fingerprint_bytes_per_state"] = figures["fingerprint"]
+                memory = "".join(f" {figures[mode]:>{width},}" for mode, width in
+                                 (("full", 19), ("default", 8), ("fingerprint", 12)))
             print(f"{shape:6} {switches:8} {full['slots']:6} {full['transitions']:11,} {full['unique_states']:7,}  "
                   f"{full['per_second']:9,} {full['microseconds']:7}  {default['per_second']:11,} "
-                  f"{default['microseconds']:7}  {default['per_second'] / full['per_second']:5.2f}x", flush=True)
+                  f"{default['microseconds']:7}  {default['per_second'] / full['per_second']:5.2f}x{memory}",
+                  flush=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(rows, handle, indent=1)
