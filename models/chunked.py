@@ -39,11 +39,15 @@ class ChunkedState:
         self.length = length
 
     @classmethod
-    def of(cls, ids: Iterable[int], shift: int) -> "ChunkedState":
-        """The state of the slot ids ``ids``, in chunks of ``2**shift``."""
+    def of(cls, ids: Iterable[int], shift: int, like: "ChunkedState | None" = None) -> "ChunkedState":
+        """The state of the slot ids ``ids``, in chunks of ``2**shift``; each chunk equal to
+        ``like``'s (a state of the same length and shift) is ``like``'s own, shared."""
         flat = tuple(ids)
         size = 1 << shift
-        return cls(tuple(flat[start:start + size] for start in range(0, len(flat), size)), shift, len(flat))
+        chunks = [flat[start:start + size] for start in range(0, len(flat), size)]
+        if like is not None:
+            chunks = [theirs if mine == theirs else mine for mine, theirs in zip(chunks, like.chunks)]
+        return cls(tuple(chunks), shift, len(flat))
 
     def updated(self, writes: Iterable[tuple[int, int]]) -> "ChunkedState":
         """A copy with each ``(slot, id)`` of ``writes`` written (later pairs win); only the

@@ -24,11 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from bisect import bisect_left
+from functools import partial
 from itertools import chain, compress
 from operator import itemgetter, mul
 from typing import Any, Callable, Iterable, Mapping, Sequence
-
-from functools import partial
 
 from nice_attendre.fingerprint import Computed, slot_multiplier, successor
 from nice_attendre.errors import CallTimeout, InputError, ModelError
@@ -60,10 +59,12 @@ from nice_attendre.watchdog import CallGuard
 MONITORS = ("no-forwarding-loops", "no-black-holes", "direct-paths", "strict-direct-paths",
             "one-packet-in-per-flow", "delivery")
 
-#: Networks with at least this many slots compute their enabled events incrementally (from
+#: Networks with at least this many slots keep their states in chunks (see
+#: :mod:`nice_attendre.models.chunked`), compute their enabled events incrementally (from
 #: the parent state's and the slots a transition wrote) and ask the search to store their
-#: states keyed by fingerprint (see :attr:`Network.large_states`): below it, one C-level
-#: pass over the slots is cheaper than the bookkeeping.
+#: states keyed by fingerprint (see :attr:`Network.large_states`): below it, flat tuples and
+#: one C-level pass over the slots are cheaper than the bookkeeping (measured with
+#: benchmarks/size.py: the two cost the same at about 430 slots).
 INCREMENTAL_SLOTS = 512
 
 #: States whose enabled-event sources an incremental network remembers (by identity; the
@@ -318,6 +319,12 @@ class Network:
         #: What happened while the initial state was built (switch joins), for traces.
         self._initial_notes: list[str] = []
         self._initial = self._make_initial(self._initial_notes)
+        #: ``_freeze`` for states built from scratch after the initial one (received from
+        #: another process, narrated, given by name): a large network's share the chunks
+        #: they have in common with the initial state.
+        self._make_state: Callable[[Iterable[int]], Any] = (
+            partial(ChunkedState.of, shift=chunk_shift(len(self.slot_names)), like=self._initial)
+            if self.incremental else tuple)
         #: A large network's buffer slots (packet buffer and protocol state) -> their switch,
         #: when no switch holds a packet initially (see :meth:`buffered_packets`).
         self._holding: dict[int, int] | None = None
@@ -790,7 +797,7 @@ class Network:
         if handler is None:
             raise ModelError(f"not an event of this network: {event!r}")
         handler(tx, event)
-        return self._freeze(tx.s), notes
+        return self._make_state(tx.s), notes
 
     # ---- stable fingerprints (models/fingerprints.py) and shipping (models/shipping.py) --
 
@@ -856,7 +863,7 @@ class Network:
         the components a peer has not been sent yet)."""
         from nice_attendre.models.shipping import NetworkCodec
 
-        return NetworkCodec(self._fingerprints, self._freeze)
+        return NetworkCodec(self._fingerprints, self._make_state)
 
     # ---- command channels --------------------------------------------------------------
 
@@ -958,7 +965,7 @@ class Network:
             elif self._slot_interners[slot] is self._queues:
                 value = tuple(self._items.intern(item) for item in value)
             state[slot] = self._intern[slot](value)
-        return self._freeze(state)
+        return self._make_state(state)
 
     def buffered_packets(self, state: Sequence[int]) -> list[tuple[int, Packet]]:
         """Every packet a switch holds in ``state`` (packet buffer and variant buffers), by

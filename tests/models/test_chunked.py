@@ -147,3 +147,17 @@ def test_shortcuts_from_the_initial_chunks_equal_a_full_scan(protocol: str, monk
                 seen.add(after)
                 stack.append(after)
     assert len(seen) > 50 and holding > (0 if protocol == "openflow" else 10)
+
+
+def test_states_built_afresh_share_the_initial_chunks() -> None:
+    net = build("route-flow", topology=_tail(300), packets=1, properties=[]).network
+    initial = net.initial_states()[0]
+    state = net.apply(initial, net.enabled(initial)[0])
+    codec = net.state_codec()
+    decoded = codec.decode(codec.encode([state], 1))(0)
+    assert decoded == state
+    shared = sum(mine is theirs for mine, theirs in zip(decoded.chunks, initial.chunks))
+    assert shared == sum(mine is theirs for mine, theirs in zip(state.chunks, initial.chunks))
+    assert 0 < len(state.chunks) - shared <= 2  # the chunks of the slots the first send wrote
+    narrated, _notes = net.narrate(initial, net.enabled(initial)[0])
+    assert narrated == state and list(narrated.slots_not_shared(initial)) == list(state.slots_not_shared(initial))
