@@ -262,8 +262,12 @@ class TransitionMemo:
                 if writes is not None:
                     if appending:
                         writes, appends = writes
-                        return writes + tuple((slot, self._appended(state[slot], items, known))
-                                              for slot, items, known, _shifts in appends)
+                        resolved = []
+                        for slot, items, known, _shifts in appends:
+                            old = state[slot]
+                            value = known.get(old)  # the replay's usual case: remembered
+                            resolved.append((slot, self._appended(old, items, known) if value is None else value))
+                        return writes + tuple(resolved)
                     return writes  # type: ignore[no-any-return]
         self.misses += 1
         return None

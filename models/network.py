@@ -334,7 +334,7 @@ class Network:
                              for slot in (self.slot_buffer[dpid], self.slot_ext[dpid])}
         #: Memoised transitions (None: every transition runs its handlers).
         self.memo = TransitionMemo(options.memo, self.extend_queue) if options.memo else None
-        #: The last transition applied: (new state, old state, slots written or None).
+        #: The last transition applied: (new state, old state, ``(slot, id)`` pairs written).
         self._last: tuple[tuple[int, ...], tuple[int, ...], Any] | None = None
         #: id(state) -> (state, its non-empty event sources): see :meth:`_sources_of`.
         self._remembered: dict[int, tuple[tuple[int, ...], Sources]] = {}
@@ -364,7 +364,7 @@ class Network:
         it with its fingerprint delta."""
         if self.incremental:  # the slots written are wanted too, for the enabled events
             new, written = self._apply_and_store(state, event)
-            self._last = (new, state, written)
+            self._last = (new, state, [(slot, new[slot]) for slot in written])
             return self._fingerprints.update(fingerprint, state, new, written), Computed(new)
         new, updated = self._apply_and_store(state, event, fingerprint)
         return updated, Computed(new)
@@ -380,7 +380,7 @@ class Network:
         if writes.__class__ is Computed:
             return writes.state  # type: ignore[no-any-return]
         new = state.updated(writes)
-        self._last = (new, state, [slot for slot, _value in writes])
+        self._last = (new, state, writes)
         return new  # type: ignore[no-any-return]
 
     @property
@@ -618,7 +618,7 @@ class Network:
         entry holds its state, so an id is never that of another live state)."""
         remembered = self._remembered
         last = self._last
-        if last is not None and last[0] is state and last[2] is not None:
+        if last is not None and last[0] is state:
             parent = last[1]
             known = remembered.get(id(parent))
             if known is not None and known[0] is parent:
@@ -626,7 +626,7 @@ class Network:
             else:
                 parent_sources = self._all_sources(parent)
                 self._remember(parent, parent_sources)
-            sources = self._updated_sources(parent_sources, state, last[2])
+            sources = self._updated_sources(parent_sources, last[2])
         else:
             known = remembered.get(id(state))
             if known is not None and known[0] is state:
@@ -643,7 +643,8 @@ class Network:
             initial = self._initial_sources
             if initial is None:
                 initial = self._initial_sources = self._all_sources(self._initial)
-            return self._updated_sources(initial, state, state.slots_not_shared(self._initial))  # type: ignore[attr-defined]
+            return self._updated_sources(initial, ((slot, state[slot]) for slot in state.slots_not_shared(  # type: ignore[attr-defined]
+                self._initial)))
         indices: list[int] = []
         found: list[tuple[Event, ...]] = []
         for index, (slot, events_of) in enumerate(zip(self._source_slots, self._source_events)):
@@ -653,17 +654,18 @@ class Network:
                 found.append(events)
         return tuple(indices), tuple(found)
 
-    def _updated_sources(self, parent: Sources, state: tuple[int, ...], written: Any) -> Sources:
-        """The sources of ``state``, which differs from a state with sources ``parent`` in
-        the ``written`` slots only (each changed source spliced in by bisection: the work
-        is in C, proportional to the number of non-empty sources)."""
+    def _updated_sources(self, parent: Sources, written: Any) -> Sources:
+        """The sources of a state that differs from a state with sources ``parent`` in the
+        ``(slot, id)`` pairs ``written`` only (each changed source spliced in by bisection:
+        the work is in C, proportional to the number of non-empty sources)."""
         source_of = self._source_of
+        source_events = self._source_events
         indices, found = parent
-        for slot in written:
+        for slot, value in written:
             index = source_of[slot]
             if index < 0:
                 continue
-            events = self._source_events[index](state[slot])
+            events = source_events[index](value)
             at = bisect_left(indices, index)
             present = at < len(indices) and indices[at] == index
             if present:
@@ -702,7 +704,7 @@ class Network:
     def apply(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """The state after ``event``; ``state`` is not changed."""
         if self.incremental:
-            new, written = self._apply_tracked(state, event)
+            new, written = self._apply_pairs(state, event)
             self._last = (new, state, written)
             return new
         memo = self.memo
@@ -734,9 +736,9 @@ class Network:
         return self._initial, notes
 
     def _apply_tracked(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], Any]:
-        """``apply``, and the slots written (every slot where the new state differs)."""
-        if self.memo is not None:
-            return self._apply_memo(state, event)
+        """``apply`` without the memo, and the slots written (every slot where the new state
+        differs). (With the memo on, ``apply_fingerprinted`` is the memo's peek and a large
+        network's transitions go through :meth:`_apply_pairs`.)"""
         tx = TrackingTx(self, state)
         self._handlers[type(event)](tx, event)
         if self.incremental:
@@ -744,12 +746,18 @@ class Network:
             return state.updated([(slot, values[slot]) for slot in tx.dirty]), tx.dirty
         return tuple(tx.s), tx.dirty
 
-    def _apply_memo(self, state: tuple[int, ...], event: Event) -> tuple[tuple[int, ...], Any]:
-        """``apply`` through the memo: the new state and the slots written (in write order)."""
-        writes = self.memo.lookup(state, event)  # type: ignore[union-attr]
-        if writes is None:
-            return self._apply_and_store(state, event)
-        return state.updated(writes), [slot for slot, _value in writes]
+    def _apply_pairs(self, state: ChunkedState, event: Event) -> tuple[ChunkedState, Any]:
+        """A large network's ``apply``, and the ``(slot, id)`` pairs written (a replayed
+        transition's are the memo's own)."""
+        memo = self.memo
+        if memo is not None:
+            writes = memo.lookup(state, event)
+            if writes is not None:
+                return state.updated(writes), writes
+            new, written = self._apply_and_store(state, event)
+        else:
+            new, written = self._apply_tracked(state, event)
+        return new, [(slot, new[slot]) for slot in written]
 
     def _apply_and_store(self, state: tuple[int, ...], event: Event,
                          fingerprint: int | None = None) -> tuple[tuple[int, ...], Any]:
@@ -810,7 +818,7 @@ class Network:
         """``apply`` and the new state's fingerprint, updated from the slots written only."""
         new, dirty = self._apply_tracked(state, event)
         if self.incremental:
-            self._last = (new, state, dirty)
+            self._last = (new, state, [(slot, new[slot]) for slot in dirty])
         weights = self._fingerprints.weights
         updated = fingerprint
         try:
@@ -851,11 +859,11 @@ class Network:
 
     def apply_keyed(self, state: tuple[int, ...], key: int, event: Event) -> tuple[tuple[int, ...], int]:
         """``apply`` and the new state's :meth:`state_key`, updated from the slots written."""
-        new, written = self._apply_tracked(state, event)
+        new, written = self._apply_pairs(state, event)
         self._last = (new, state, written)
         multipliers = self._key_multipliers
-        for slot in written:
-            key += multipliers[slot] * (new[slot] - state[slot])
+        for slot, value in written:
+            key += multipliers[slot] * (value - state[slot])
         return new, key & 0xFFFFFFFFFFFFFFFF
 
     def state_codec(self) -> Any:

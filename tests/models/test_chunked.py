@@ -82,7 +82,7 @@ def test_a_large_network_copies_only_the_chunks_a_transition_writes() -> None:
         after, key = net.apply_keyed(state, key, events[0])
         changed = [slot for slot in range(len(after)) if after[slot] != state[slot]]
         copied = [i for i, chunk in enumerate(after.chunks) if chunk is not state.chunks[i]]
-        assert set(copied) <= {slot >> after.shift for slot in net._last[2]}  # written chunks only
+        assert set(copied) <= {slot >> after.shift for slot, _value in net._last[2]}  # written chunks only
         assert {slot >> after.shift for slot in changed} <= set(copied)
         assert after == net.apply(state, events[0]) and key == net.state_key(after)
         state = after
