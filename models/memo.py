@@ -103,10 +103,14 @@ class ReadTrackingList(list):  # type: ignore[type-arg]
         self.appends[index] = appended + items
         return True
 
+    def _copy_in(self) -> None:
+        """Hold every slot in the list (it does already; see :class:`LazyReadTrackingList`)."""
+
     def _opaque(name: str) -> Callable[..., Any]:  # type: ignore[misc]
         method = getattr(list, name)
 
         def wrapper(self: "ReadTrackingList", *args: Any, **kwargs: Any) -> Any:
+            self._copy_in()
             self.opaque = True
             return method(self, *args, **kwargs)
 
@@ -203,23 +207,6 @@ class LazyReadTrackingList(ReadTrackingList):
         self.written[index] = None
         self.appends[index] = appended + items
         return True
-
-    def _copying(name: str) -> Callable[..., Any]:  # type: ignore[misc]
-        method = getattr(ReadTrackingList, name)
-
-        def wrapper(self: "LazyReadTrackingList", *args: Any, **kwargs: Any) -> Any:
-            self._copy_in()
-            return method(self, *args, **kwargs)
-
-        wrapper.__name__ = name
-        return wrapper
-
-    for _name in ("__iter__", "__reversed__", "__contains__", "__delitem__", "__eq__", "__ne__", "__lt__",
-                  "__le__", "__gt__", "__ge__", "__add__", "__mul__", "__iadd__", "__imul__", "index", "count",
-                  "copy", "append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear"):
-        locals()[_name] = _copying(_name)
-    del _name, _copying
-    __hash__ = None  # type: ignore[assignment]
 
 
 class TransitionMemo:

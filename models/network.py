@@ -314,17 +314,15 @@ class Network:
         #: transition then copies the chunks it writes, not the whole state, stored states
         #: share the chunks they have in common, and comparing two costs about the square
         #: root of the slot count.
-        self._freeze: Callable[[Iterable[int]], Any] = (
-            partial(ChunkedState.of, shift=chunk_shift(len(self.slot_names))) if self.incremental else tuple)
+        shift = chunk_shift(len(self.slot_names))
+        self._make_state: Callable[[Iterable[int]], Any] = (
+            partial(ChunkedState.of, shift=shift) if self.incremental else tuple)
         #: What happened while the initial state was built (switch joins), for traces.
         self._initial_notes: list[str] = []
         self._initial = self._make_initial(self._initial_notes)
-        #: ``_freeze`` for states built from scratch after the initial one (received from
-        #: another process, narrated, given by name): a large network's share the chunks
-        #: they have in common with the initial state.
-        self._make_state: Callable[[Iterable[int]], Any] = (
-            partial(ChunkedState.of, shift=chunk_shift(len(self.slot_names)), like=self._initial)
-            if self.incremental else tuple)
+        if self.incremental:  # states built from scratch from now on (received from another
+            # process, narrated, given by name) share their chunks equal to the initial state's
+            self._make_state = partial(ChunkedState.of, shift=shift, like=self._initial)
         #: A large network's buffer slots (packet buffer and protocol state) -> their switch,
         #: when no switch holds a packet initially (see :meth:`buffered_packets`).
         self._holding: dict[int, int] | None = None
@@ -545,9 +543,9 @@ class Network:
         if problem is not None:  # an app bug is a finding: the run starts in a violating state
             tx.put(self.slot_app, None)
             tx.alert("app-exception", f"{type(self.app).__name__}.initial_state {problem}")
-            return self._freeze(tx.s)
+            return self._make_state(tx.s)
         self.protocol.switches_join(tx)
-        return self._freeze(tx.s)
+        return self._make_state(tx.s)
 
     # ---- System ------------------------------------------------------------------------
 
@@ -770,7 +768,7 @@ class Network:
         self._handlers[type(event)](tx, event)
         tracked = tx.s
         if tracked.opaque:  # written through a slice, say: every slot is taken
-            new = self._freeze(_list_items(tracked, _EVERY))  # a C-level copy, not the tracking iterator
+            new = self._make_state(_list_items(tracked, _EVERY))  # a C-level copy, not the tracking iterator
         elif self.incremental:  # the chunks written are copied (their slots read untracked)
             current = tracked.current
             new = state.updated([(slot, current(slot)) for slot in tracked.written])
