@@ -44,6 +44,7 @@ from nice_attendre.models.fingerprints import Fingerprinter
 from nice_attendre.models.intern import Interner
 from nice_attendre.models.memo import MEMO_ENTRIES, LazyReadTrackingList, ReadTrackingList, TransitionMemo
 from nice_attendre.models.packet import BROADCAST, Packet
+from nice_attendre.models.protocols.openflow import SWITCH_SLOTS
 from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import Topology
 from nice_attendre.watchdog import CallGuard
@@ -80,6 +81,33 @@ _EVERY = slice(None)
 
 #: A state's non-empty event sources: their indices (ascending) and their events.
 Sources = tuple[tuple[int, ...], tuple[tuple[Event, ...], ...]]
+
+
+def _switch_kind_events(events: Callable[[Sequence[int], int], tuple[Event, ...]], dpid: int,
+                        state: Sequence[int]) -> tuple[Event, ...]:
+    """A per-switch kind's events of switch ``dpid`` in ``state`` (bound per source)."""
+    return events(state, dpid)
+
+
+def _spliced(indices: tuple[int, ...], found: tuple[tuple[Event, ...], ...], index: int,
+             events: tuple[Event, ...]) -> Sources:
+    """Non-empty sources ``(indices, found)`` (indices ascending) with source ``index``'s
+    events now ``events`` (dropped when empty); the same tuples when nothing changed."""
+    at = bisect_left(indices, index)
+    if at < len(indices) and indices[at] == index:
+        if events == found[at]:
+            return indices, found
+        if events:
+            return indices, found[:at] + (events,) + found[at + 1:]
+        return indices[:at] + indices[at + 1:], found[:at] + found[at + 1:]
+    if events:
+        return indices[:at] + (index,) + indices[at:], found[:at] + (events,) + found[at:]
+    return indices, found
+
+
+def _no_events(value: int) -> tuple[Event, ...]:
+    """The one-slot events of a per-switch source (it has none: see ``_kind_events``)."""
+    return ()
 
 
 class Tx:
@@ -306,6 +334,7 @@ class Network:
                 raise ModelError(f"protocol {self.protocol.name} declares {event_class.__name__}, "
                                  "an event of the network itself")
             self._handlers[event_class] = handler
+        self._layout_sources()
         #: Whether the network is large (see :data:`INCREMENTAL_SLOTS`): enabled events are
         #: then computed incrementally and states are chunked.
         self.incremental = len(self.slot_names) >= INCREMENTAL_SLOTS
@@ -471,17 +500,21 @@ class Network:
         slots = [slot for slot, _event in self._switch_sources]
         self._switch_ids: Callable[[Sequence[int]], Sequence[int]] = (
             itemgetter(*slots) if len(slots) > 1 else (lambda state: tuple(state[slot] for slot in slots)))
-        self._layout_sources()
 
     def _layout_sources(self) -> None:
-        """The per-slot event sources, in enabled() order, for incremental enabled events.
+        """The event sources, in enabled() order, for incremental enabled events.
 
-        A source is one slot whose value alone decides some of the enabled events: the
-        switches' sources (input ports, command channels, controller queues, as enabled()
-        orders them) and then, after the protocol's and the faults' events, the flow tables
-        (entries that may expire). ``_source_of[slot]`` is the slot's source index or -1,
-        ``_source_events[index](value)`` the events of that source when its slot holds
-        ``value``, and sources from ``_tail_sources`` on come after the global events."""
+        A source decides some of the enabled events from one slot's value, or, for a kind of
+        the protocol's :meth:`~nice_attendre.models.protocols.openflow.OpenFlow.switch_events`,
+        from one switch's slots: the switches' sources (input ports, command channels,
+        controller queues, as enabled() orders them), the protocol's per-switch kinds (kind
+        by kind, switch by switch), and then, after the faults' events, the flow tables
+        (entries that may expire). ``_source_of[slot]`` is the slot's one-slot source index
+        or -1 and ``_source_events[index](value)`` its events when its slot holds ``value``;
+        ``_kinds_of[slot]`` the per-switch sources that read the slot and
+        ``_kind_events[index](state)`` their events. The protocol's global events
+        (``extra_events``) come before source ``_extra_sources``, the faults' before
+        ``_tail_sources``."""
         sources: list[tuple[int, Callable[[int], tuple[Event, ...]]]] = []
 
         def fixed(event: Event) -> Callable[[int], tuple[Event, ...]]:
@@ -497,16 +530,50 @@ class Network:
             sources.append((slot, fixed(event)))
         for slot, dpid in self._dynamic_handles:
             sources.append((slot, lambda value, d=dpid: channels.handle_events(d, value) if value else ()))
+        self._extra_sources = len(sources)
+        #: The protocol's kinds of per-switch events (read once: they are configuration).
+        self._switch_kinds = self.protocol.switch_events()
+        self._kind_events: dict[int, Callable[[Sequence[int]], tuple[Event, ...]]] = {}
+        kinds_of: dict[int, list[int]] = {}
+        for kind in self._switch_kinds:
+            for dpid in self.topology.switches:
+                index = len(sources)
+                self._kind_events[index] = partial(_switch_kind_events, kind.events, dpid)
+                for slot in self._switch_slots(kind.reads, dpid):
+                    kinds_of.setdefault(slot, []).append(index)
+                sources.append((-1, _no_events))
+        self._kinds_of: dict[int, tuple[int, ...]] | None = (
+            {slot: tuple(indices) for slot, indices in kinds_of.items()} if kinds_of else None)
         self._tail_sources = len(sources)
         for dpid, slot in self.slot_table.items():
             sources.append((slot, lambda value, d=dpid: self._expiries(d, value)))
         self._source_of = [-1] * len(self.slot_names)
         for index, (slot, _events) in enumerate(sources):
+            if slot < 0:
+                continue
             if self._source_of[slot] >= 0:
                 raise ModelError(f"slot {self.slot_names[slot]} feeds two event sources")
             self._source_of[slot] = index
         self._source_slots = tuple(slot for slot, _events in sources)
         self._source_events = tuple(events for _slot, events in sources)
+
+    def _switch_slots(self, reads: Sequence[str], dpid: int) -> list[int]:
+        """The slots of switch ``dpid`` of the kinds ``reads`` (see
+        :class:`~nice_attendre.models.protocols.openflow.SwitchEvents`)."""
+        slots: list[int] = []
+        for kind in reads:
+            if kind == "ext":
+                slots.append(self.slot_ext[dpid])
+            elif kind == "table":
+                slots.append(self.slot_table[dpid])
+            elif kind == "buffer":
+                slots.append(self.slot_buffer[dpid])
+            elif kind == "ports":
+                slots.extend(self.slot_port[(dpid, port)] for port in self.topology.ports[dpid])
+            else:
+                raise ModelError(f"protocol {self.protocol.name}: its switch events read {kind!r}, "
+                                 f"not a slot kind of a switch (known: {', '.join(SWITCH_SLOTS)})")
+        return slots
 
     def _make_initial(self, notes: list[str] | None = None) -> tuple[int, ...]:
         topo = self.topology
@@ -577,6 +644,14 @@ class Network:
         extra = self.protocol.extra_events(state)
         if extra:
             events.extend(extra)
+        if self._switch_kinds:
+            switches = self.topology.switches
+            for kind in self._switch_kinds:
+                events_of = kind.events
+                for dpid in switches:
+                    found = events_of(state, dpid)
+                    if found:
+                        events.extend(found)
         if self.faults is not None:
             self.faults.events(state, events)
         if self.timers:
@@ -595,11 +670,14 @@ class Network:
         indices, found = self._sources_of(state)
         events: list[Event] = []
         self.hosts.events(state, events)
-        split = bisect_left(indices, self._tail_sources)
-        events.extend(chain.from_iterable(found[:split]))
+        first = bisect_left(indices, self._extra_sources)
+        events.extend(chain.from_iterable(found[:first]))
         extra = self.protocol.extra_events(state)
         if extra:
             events.extend(extra)
+        split = bisect_left(indices, self._tail_sources, first)
+        if split > first:
+            events.extend(chain.from_iterable(found[first:split]))
         if self.faults is not None:
             self.faults.events(state, events)
         if split < len(found):
@@ -624,7 +702,7 @@ class Network:
             else:
                 parent_sources = self._all_sources(parent)
                 self._remember(parent, parent_sources)
-            sources = self._updated_sources(parent_sources, last[2])
+            sources = self._updated_sources(parent_sources, last[2], state)
         else:
             known = remembered.get(id(state))
             if known is not None and known[0] is state:
@@ -642,41 +720,40 @@ class Network:
             if initial is None:
                 initial = self._initial_sources = self._all_sources(self._initial)
             return self._updated_sources(initial, ((slot, state[slot]) for slot in state.slots_not_shared(  # type: ignore[attr-defined]
-                self._initial)))
+                self._initial)), state)
         indices: list[int] = []
         found: list[tuple[Event, ...]] = []
+        kind_events = self._kind_events
         for index, (slot, events_of) in enumerate(zip(self._source_slots, self._source_events)):
-            events = events_of(state[slot])
+            events = events_of(state[slot]) if slot >= 0 else kind_events[index](state)
             if events:
                 indices.append(index)
                 found.append(events)
         return tuple(indices), tuple(found)
 
-    def _updated_sources(self, parent: Sources, written: Any) -> Sources:
-        """The sources of a state that differs from a state with sources ``parent`` in the
+    def _updated_sources(self, parent: Sources, written: Any, state: Sequence[int]) -> Sources:
+        """The sources of ``state``, which differs from a state with sources ``parent`` in the
         ``(slot, id)`` pairs ``written`` only (each changed source spliced in by bisection:
-        the work is in C, proportional to the number of non-empty sources)."""
+        the work is in C, proportional to the number of non-empty sources). A per-switch
+        source is recomputed once, from ``state``, if a slot it reads was written."""
         source_of = self._source_of
         source_events = self._source_events
+        kinds_of = self._kinds_of
+        touched: set[int] | None = None
         indices, found = parent
         for slot, value in written:
+            if kinds_of is not None and slot in kinds_of:
+                if touched is None:
+                    touched = set()
+                touched.update(kinds_of[slot])
             index = source_of[slot]
             if index < 0:
                 continue
-            events = source_events[index](value)
-            at = bisect_left(indices, index)
-            present = at < len(indices) and indices[at] == index
-            if present:
-                if events == found[at]:
-                    continue
-                if events:
-                    found = found[:at] + (events,) + found[at + 1:]
-                else:
-                    indices = indices[:at] + indices[at + 1:]
-                    found = found[:at] + found[at + 1:]
-            elif events:
-                indices = indices[:at] + (index,) + indices[at:]
-                found = found[:at] + (events,) + found[at:]
+            indices, found = _spliced(indices, found, index, source_events[index](value))
+        if touched is not None:
+            kind_events = self._kind_events
+            for index in sorted(touched):
+                indices, found = _spliced(indices, found, index, kind_events[index](state))
         return indices, found
 
     def _remember(self, state: tuple[int, ...], sources: Sources) -> None:

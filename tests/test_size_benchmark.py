@@ -25,3 +25,13 @@ def test_the_size_benchmark_compares_flat_and_chunked_states(tmp_path: Path) -> 
     assert large_full["bytes_per_state"] > 6 * large_full["slots"]
     assert 0 < 2 * large_default["bytes_per_state"] < large_full["bytes_per_state"]
     assert large_default["fingerprint_bytes_per_state"] >= 0
+
+
+def test_the_size_benchmark_runs_a_variant_in_both_modes(tmp_path: Path) -> None:
+    out = tmp_path / "size.json"
+    assert size.main(["--sizes", "80", "--shapes", "tail", "--packets", "3", "--transitions", "3000",
+                      "--protocol", "buffer:granularity=flow,timeout=event", "--json", str(out)]) == 0
+    full, default = json.loads(out.read_text())
+    assert not full["incremental"] and default["incremental"]
+    assert full["transitions"] == default["transitions"] == 3000
+    assert full["unique_states"] == default["unique_states"]

@@ -30,10 +30,10 @@ OpenFlow's semantics in storage order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
 from nice_attendre.models.messages import BarrierRequest, FlowMod
-from nice_attendre.models.protocols.openflow import OpenFlow
+from nice_attendre.models.protocols.openflow import OpenFlow, SwitchEvents
 from nice_attendre.models.protocols.params import Param
 
 if TYPE_CHECKING:
@@ -116,16 +116,15 @@ class Batch(OpenFlow):
 
     # ---- the timer ---------------------------------------------------------------------
 
-    def extra_events(self, state: tuple[int, ...]) -> tuple[Any, ...]:
-        """Statistics events, then a timer event per switch with stored flow-mods (by dpid)."""
-        events = super().extra_events(state)
+    def switch_events(self) -> tuple[SwitchEvents, ...]:
+        """(``timer=event``) a timer event for each switch with stored flow-mods (by dpid):
+        decided by the switch's storage table."""
         if self.settings["timer"] != "event":
-            return events
-        net = self.net
-        empty = self._empty_id()
-        fired = tuple(timer for dpid in self.topology.switches if state[net.slot_ext[dpid]] != empty
-                      for timer in self._timer(dpid))
-        return events + fired if fired else events
+            return ()
+        return (SwitchEvents(("ext",), self._timer_events),)
+
+    def _timer_events(self, state: Sequence[int], dpid: int) -> tuple[BatchTimerFires, ...]:
+        return self._timer(dpid) if state[self.net.slot_ext[dpid]] != self._empty_id() else ()
 
     def _empty_id(self) -> int:
         """The id of the empty storage table (interned when the network's initial state was made)."""

@@ -28,13 +28,13 @@ and Ryu apps (whose buffer ids are 32-bit numbers made from packet identities), 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
 from nice_attendre.errors import InputError
 from nice_attendre.models.messages import PacketIn
 from nice_attendre.models.packet import Header, Packet, format_actions
-from nice_attendre.models.protocols.lookahead import head_miss
-from nice_attendre.models.protocols.openflow import OpenFlow
+from nice_attendre.models.protocols.lookahead import head_events, head_miss
+from nice_attendre.models.protocols.openflow import OpenFlow, SwitchEvents
 from nice_attendre.models.protocols.params import Param
 
 if TYPE_CHECKING:
@@ -203,26 +203,21 @@ class Buffer(OpenFlow):
 
     # ---- the timeout event -------------------------------------------------------------
 
-    def extra_events(self, state: tuple[int, ...]) -> tuple[Any, ...]:
-        """Statistics events, then (``timeout=event``) a timeout for each port whose head packet
-        would join its flow's buffer."""
-        events = super().extra_events(state)
+    def switch_events(self) -> tuple[SwitchEvents, ...]:
+        """(``timeout=event``) a timeout for each port whose head packet would join its flow's
+        buffer (by switch, port): decided by the switch's own slots."""
         if self.settings["timeout"] != "event":
-            return events
-        net = self.net
-        extra = []
-        for dpid in self.topology.switches:
-            ext = state[net.slot_ext[dpid]]
-            if not net._values[net.slot_ext[dpid]][ext]:
-                continue
-            table = state[net.slot_table[dpid]]
-            for port in self.topology.ports[dpid]:
-                queue = state[net.slot_port[(dpid, port)]]
-                if queue and self._joins_flow(state, dpid, port, table, ext, queue):
-                    extra.append(FlowBufferTimeout(dpid, port))
-        return events + tuple(extra) if extra else events
+            return ()
+        return (SwitchEvents(("ext", "table", "ports"), self._timeout_events),)
 
-    def _joins_flow(self, state: tuple[int, ...], dpid: int, port: int, table: int, ext: int, queue: int) -> bool:
+    def _timeout_events(self, state: Sequence[int], dpid: int) -> tuple[FlowBufferTimeout, ...]:
+        slot = self.net.slot_ext[dpid]
+        ext = state[slot]
+        if not self.net._values[slot][ext]:
+            return ()  # no flow buffered
+        return head_events(self.net, state, dpid, ext, self._joins_flow, FlowBufferTimeout)
+
+    def _joins_flow(self, state: Sequence[int], dpid: int, port: int, table: int, ext: int, queue: int) -> bool:
         """Whether the head packet of ``dpid``:``port`` would miss and join a buffered flow
         (cached per table, flow buffers and queue; the packet buffer is empty at flow
         granularity, so the capacity check only reads the flow buffers)."""

@@ -8,7 +8,7 @@ switch's flow table and the packet, so variants cache it per (table, queue) valu
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from nice_attendre.models import flowtable
 from nice_attendre.models.packet import GotoTable, Packet
@@ -52,3 +52,23 @@ def head_miss(net: "Network", state: Sequence[int], dpid: int, port: int) -> tup
         if not gotos:
             return None
         table_id = gotos[-1]
+
+
+#: ``decides(state, dpid, port, table, ext, queue)``: whether a variant's event is enabled for
+#: the head packet of ``dpid``:``port`` (``table``, ``ext`` and ``queue`` are the ids of the
+#: switch's flow table, its variant state and the port's queue in ``state``).
+HeadDecision = Callable[[Sequence[int], int, int, int, int, int], bool]
+
+
+def head_events(net: "Network", state: Sequence[int], dpid: int, ext: int, decides: HeadDecision,
+                make: Callable[[int, int], Any]) -> tuple[Any, ...]:
+    """``make(dpid, port)`` for each input port of switch ``dpid``, in port order, whose queue
+    is not empty and whose head packet ``decides`` enables the event (``ext``: the id of
+    the switch's variant state in ``state``). Reads the switch's table and port queues only."""
+    table = state[net.slot_table[dpid]]
+    found = []
+    for port in net.topology.ports[dpid]:
+        queue = state[net.slot_port[(dpid, port)]]
+        if queue and decides(state, dpid, port, table, ext, queue):
+            found.append(make(dpid, port))
+    return tuple(found)

@@ -17,8 +17,13 @@ a variant uses (every hook is a method of this class):
   their checked values are ``self.settings`` (every declared one, defaults filled in);
 * ``event_handlers()``: its own event classes (frozen dataclasses with a ``rank``, like
   :mod:`nice_attendre.models.events`), each with the method that applies it; the network
-  builds its handler table from them. ``extra_events(state)`` lists the enabled ones, in a
-  fixed order, after the network's own events;
+  builds its handler table from them. ``switch_events()`` declares the kinds of them that
+  each switch decides from its own slots alone (:class:`SwitchEvents`): a large network
+  recomputes a switch's events of a kind only when a transition writes a slot the kind
+  reads, so their cost does not grow with the network. ``extra_events(state)`` lists any
+  others, read from the whole state in every state. In ``enabled`` order, after the
+  network's own events: ``extra_events``, then each kind of ``switch_events`` switch by
+  switch (in dpid order);
 * ``initial_switch_state`` / ``held_packets``: its per-switch state (the ``ext:D`` slot);
 * the data-plane and command hooks: ``table_miss``, ``buffer_packet``, ``take_buffered``,
   ``release_buffered``, ``flow_mod``, ``packet_out``, ``barrier``, ``marked_entry``.
@@ -29,7 +34,7 @@ read the choice (``None`` for the ordinary :class:`SwitchProcessPacket`).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple, Sequence
 
 from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models import flowtable
@@ -60,6 +65,25 @@ class PlatformState(NamedTuple):
 
     stats: tuple[int, ...] = ()
     held: tuple[Any, ...] = ()
+
+
+class SwitchEvents(NamedTuple):
+    """A kind of a variant's own events that each switch decides from its own slots alone.
+
+    ``reads``: the slots of the switch the events depend on, by kind (of :data:`SWITCH_SLOTS`:
+    ``ext`` its variant state, ``table`` its flow table, ``buffer`` its packet buffer,
+    ``ports`` the queue of every input port); ``events(state, dpid)``: the events of this kind
+    switch ``dpid`` has enabled in ``state`` (a tuple in a fixed order, empty for none). The
+    contract: ``events`` reads no other slot, so its result changes only with those it reads
+    (tests/models/test_incremental.py compares it with a full recomputation in every state).
+    """
+
+    reads: tuple[str, ...]
+    events: Callable[[Sequence[int], int], tuple[Any, ...]]
+
+
+#: The slot kinds of a switch a :class:`SwitchEvents` may read.
+SWITCH_SLOTS = ("ext", "table", "buffer", "ports")
 
 
 class OpenFlow:
@@ -106,6 +130,11 @@ class OpenFlow:
 
     def _stats_event(self, tx: "Tx", ev: ControllerStats) -> None:
         self.controller_stats(tx, ev.dpid, ev.load)
+
+    def switch_events(self) -> tuple[SwitchEvents, ...]:
+        """The kinds of the variant's own events each switch decides from its own slots (see
+        the module docstring); asked once, when the network is built. None for OpenFlow."""
+        return ()
 
     # ---- initial state -----------------------------------------------------------------
 
@@ -507,8 +536,10 @@ class OpenFlow:
         self.run_app(tx, "on_barrier_reply", lambda app, state, out: app.on_barrier_reply(state, reply, out),
                      str(msg), None)
 
-    def extra_events(self, state: tuple[int, ...]) -> tuple[ControllerStats, ...]:
-        """Port statistics awaiting the app: one event per (switch, load class)."""
+    def extra_events(self, state: tuple[int, ...]) -> tuple[Any, ...]:
+        """The variant's own events that are not :meth:`switch_events`, read from the whole
+        state (subclasses add theirs to ``super().extra_events(state)``). OpenFlow's: port
+        statistics awaiting the app, one event per (switch, load class)."""
         value = state[self.net.slot_platform]
         cached = self._stats_cache.get(value)
         if cached is None:

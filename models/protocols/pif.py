@@ -45,13 +45,13 @@ speak OpenFlow 1.3 are refused.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple, Sequence
 
 from nice_attendre.errors import InputError
 from nice_attendre.models.messages import FlowMod, PacketIn
 from nice_attendre.models.packet import HEADER_FIELDS, Flood, Header, Match, Packet
-from nice_attendre.models.protocols.lookahead import head_miss
-from nice_attendre.models.protocols.openflow import OpenFlow
+from nice_attendre.models.protocols.lookahead import head_events, head_miss
+from nice_attendre.models.protocols.openflow import OpenFlow, SwitchEvents
 from nice_attendre.models.protocols.params import MATCH_FIELDS, Param
 
 if TYPE_CHECKING:
@@ -248,28 +248,29 @@ class PacketInFiltering(OpenFlow):
 
     # ---- the variant's events ----------------------------------------------------------
 
-    def extra_events(self, state: tuple[int, ...]) -> tuple[Any, ...]:
-        """Statistics events, then meter drops (by switch, port), then expiries (by switch,
-        rule, entry)."""
-        events = super().extra_events(state)
-        extra: list[Any] = []
-        net = self.net
+    def switch_events(self) -> tuple[SwitchEvents, ...]:
+        """Meter drops (by switch, port) when the first rule rate-limits, then (``expire=event``)
+        expiries (by switch, rule, entry): each decided by the switch's own slots."""
+        kinds = []
         if self.rules[0].action == "rate-limit":
-            for dpid in self.topology.switches:
-                ext = state[net.slot_ext[dpid]]
-                if not any(net._values[net.slot_ext[dpid]][ext]):
-                    continue  # no pending entry: nothing to meter
-                table = state[net.slot_table[dpid]]
-                for port in self.topology.ports[dpid]:
-                    queue = state[net.slot_port[(dpid, port)]]
-                    if queue and self._metered(state, dpid, port, table, ext, queue):
-                        extra.append(MeterDropsPacket(dpid, port))
+            kinds.append(SwitchEvents(("ext", "table", "ports"), self._meter_events))
         if self.settings["expire"] == "event":
-            for dpid in self.topology.switches:
-                extra.extend(self._expiry_events(dpid, state[net.slot_ext[dpid]]))
-        return events + tuple(extra) if extra else events
+            kinds.append(SwitchEvents(("ext",), self._switch_expiries))
+        return tuple(kinds)
 
-    def _metered(self, state: tuple[int, ...], dpid: int, port: int, table: int, ext: int, queue: int) -> bool:
+    def _meter_events(self, state: Sequence[int], dpid: int) -> tuple[MeterDropsPacket, ...]:
+        """A meter drop for each port of ``dpid`` whose head packet repeats a pending entry
+        of a rate-limited rule."""
+        slot = self.net.slot_ext[dpid]
+        ext = state[slot]
+        if not any(self.net._values[slot][ext]):
+            return ()  # no pending entry: nothing to meter
+        return head_events(self.net, state, dpid, ext, self._metered, MeterDropsPacket)
+
+    def _switch_expiries(self, state: Sequence[int], dpid: int) -> tuple[PendingEntryExpires, ...]:
+        return self._expiry_events(dpid, state[self.net.slot_ext[dpid]])
+
+    def _metered(self, state: Sequence[int], dpid: int, port: int, table: int, ext: int, queue: int) -> bool:
         """Whether the head packet of ``dpid``:``port`` would reach a pending entry of a
         rate-limited rule (cached per table, pending tables and queue)."""
         key = (dpid, port, table, ext, queue)

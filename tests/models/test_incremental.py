@@ -59,6 +59,7 @@ CHECKED = [
     ("mac-learning", "linear:1", 3, "openflow", {}),
     ("route-flow", "linear:2", 2, "attendre", {}),
     ("route-flow", "linear:2", 2, "pif:action=drop,expire=event", {}),
+    ("route-flow", "linear:2", 2, "pif:action=rate-limit,expire=event", {}),
     ("route-flow", "linear:2", 2, "batch", {}),
     ("route-flow", "linear:2", 2, "buffer:granularity=flow,timeout=event", {}),
     ("energy-te", "paths:2,3", 2, "openflow", {}),
@@ -81,6 +82,7 @@ def test_incremental_events_equal_the_full_ones_in_every_state(app: str, topolog
     assert net.incremental
     full_enabled = network.Network.enabled.__get__(net)
     checked = []
+    met: set[int] = set()
 
     def enabled(state: tuple[int, ...]) -> list[Any]:
         found = full_enabled(state)  # incremental (the network's own method)
@@ -91,12 +93,46 @@ def test_incremental_events_equal_the_full_ones_in_every_state(app: str, topolog
             net.incremental = True
         assert found == expected, net.decode(state)
         checked.append(len(found))
+        for kind, switch_events in enumerate(net._switch_kinds):
+            if any(switch_events.events(state, dpid) for dpid in net.topology.switches):
+                met.add(kind)
         return found
 
     net.enabled = enabled  # type: ignore[method-assign]
     result = dfs(net, run.properties, fingerprint=fingerprint)
     assert result.complete and len(checked) == result.stats.unique_states > 50
     assert max(checked) > 1
+    if net._switch_kinds:  # the variant's per-switch events were met, each kind of them
+        assert met == set(range(len(net._switch_kinds)))
+
+
+def test_per_switch_variant_events_cost_what_a_transition_writes() -> None:
+    """On a large network a variant's per-switch events are recomputed for the switches whose
+    slots a transition wrote, not for every switch in every state: here at most four kinds'
+    worth per transition besides the initial state's full pass, where a scan would make
+    2 x 120 calls per state."""
+    from nice_attendre.checker import Limits
+    from nice_attendre.frontend.api import search
+
+    run = build("route-flow", topology="linear:120", packets=2, protocol="pif:action=rate-limit,expire=event")
+    net = run.network
+    assert net.incremental and len(net._switch_kinds) == 2
+    calls = [0]
+    met = set()
+    for index, events_of in list(net._kind_events.items()):
+        def counted(state: Any, events_of: Any = events_of, kind: int = (index - net._extra_sources) // 120) -> Any:
+            calls[0] += 1
+            found = events_of(state)
+            if found:
+                met.add(kind)
+            return found
+        net._kind_events[index] = counted
+    result = search(run, limits=Limits(max_transitions=3000))
+    transitions = result.stats.transitions
+    assert transitions == 3000 and result.stats.unique_states > 300
+    full_pass = 2 * 120
+    assert full_pass < calls[0] <= full_pass + 4 * transitions
+    assert met == {0, 1}  # both kinds had events: meter drops and expiries
 
 
 def test_timers_are_found_incrementally(incremental: None) -> None:

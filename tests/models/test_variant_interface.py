@@ -5,7 +5,7 @@ no events of their own but the statistics)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Sequence
 
 import pytest
 
@@ -15,7 +15,7 @@ from nice_attendre.errors import InputError, ModelError
 from nice_attendre.models.events import ControllerStats, HostSend, SwitchProcessPacket
 from nice_attendre.models.network import Network
 from nice_attendre.models.protocols import protocol_names, resolve
-from nice_attendre.models.protocols.openflow import OpenFlow
+from nice_attendre.models.protocols.openflow import OpenFlow, SwitchEvents
 from nice_attendre.models.protocols.params import Param
 from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import load_topology
@@ -45,11 +45,14 @@ class Forgetful(OpenFlow):
     def initial_switch_state(self, dpid: int) -> int:
         return 0  # how often it forgot
 
-    def extra_events(self, state: tuple[int, ...]) -> tuple[Any, ...]:
+    def switch_events(self) -> tuple[SwitchEvents, ...]:
+        return (SwitchEvents(("table", "ext"), self._forgets),)
+
+    def _forgets(self, state: Sequence[int], dpid: int) -> tuple[SwitchForgets, ...]:
         net = self.net
-        mine = tuple(SwitchForgets(d) for d in self.topology.switches
-                     if net.value(state, f"table:{d}") and net.value(state, f"ext:{d}") < self.settings["times"])
-        return super().extra_events(state) + mine
+        if net.value(state, f"table:{dpid}") and net.value(state, f"ext:{dpid}") < self.settings["times"]:
+            return (SwitchForgets(dpid),)
+        return ()
 
     def forget(self, tx: Any, ev: SwitchForgets) -> None:
         tx.put(self.net.slot_table[ev.dpid], ())
@@ -86,6 +89,47 @@ def test_the_toy_variant_runs_through_the_library_and_changes_the_counts() -> No
                    properties=[])
     assert never.stats.counts() == plain.stats.counts()
     assert forgetful.stats.transitions > plain.stats.transitions
+
+
+class ForgetfulByScan(Forgetful):
+    """The toy's events found by ``extra_events``, which reads the whole state in every state."""
+
+    name = "forgetful-by-scan"
+
+    def switch_events(self) -> tuple[SwitchEvents, ...]:
+        return ()
+
+    def extra_events(self, state: tuple[int, ...]) -> tuple[Any, ...]:
+        mine = tuple(event for d in self.topology.switches for event in self._forgets(state, d))
+        return super().extra_events(state) + mine
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["small", "large"])
+def test_switch_events_and_extra_events_give_the_same_search(large: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large network finds the toy's per-switch events incrementally; the counts are those of
+    the same events found by a scan of every state (small networks scan both ways)."""
+    from nice_attendre.models import network
+
+    if large:
+        monkeypatch.setattr(network, "INCREMENTAL_SLOTS", 0)
+    declared = verify("route-flow", topology="linear:2", packets=1, protocol=Forgetful, properties=[])
+    scanned = verify("route-flow", topology="linear:2", packets=1, protocol=ForgetfulByScan, properties=[])
+    assert declared.system.incremental is large
+    assert declared.stats.counts() == scanned.stats.counts()
+    assert declared.stats.transitions > verify("route-flow", topology="linear:2", packets=1,
+                                               properties=[]).stats.transitions
+
+
+def test_switch_events_read_only_a_switchs_own_slots() -> None:
+    class Nosy(Forgetful):
+        name = "nosy"
+
+        def switch_events(self) -> tuple[SwitchEvents, ...]:
+            return (SwitchEvents(("table", "app"), self._forgets),)
+
+    with pytest.raises(ModelError, match="protocol nosy: its switch events read 'app', not a slot kind of a switch "
+                                         r"\(known: ext, table, buffer, ports\)"):
+        Network(Scenario.ping(load_topology("linear:1"), 1), RouteFlow(), Nosy)
 
 
 def test_the_toy_variants_parameters_are_checked() -> None:
