@@ -664,9 +664,10 @@ class Network:
     # ---- incremental enabled events (large networks) ------------------------------------
 
     def _enabled_from_sources(self, state: tuple[int, ...]) -> list[Event]:
-        """:meth:`enabled` from the state's non-empty per-slot sources (the same events in
-        the same order): the hosts', the protocol's and the faults' events are computed
-        as in :meth:`enabled`, the switches' from :meth:`_sources_of`."""
+        """:meth:`enabled` from the state's non-empty sources (the same events in the same
+        order): the hosts', the protocol's global (``extra_events``) and the faults' events
+        are computed as in :meth:`enabled`, the switches' and the protocol's per-switch
+        kinds' from :meth:`_sources_of`."""
         indices, found = self._sources_of(state)
         events: list[Event] = []
         self.hosts.events(state, events)
