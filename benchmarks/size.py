@@ -19,6 +19,10 @@ transitions per second and microseconds per transition. The counts of both runs 
     python benchmarks/size.py --shapes tail --packets 3 --transitions 40000   # past the warm-up
     python benchmarks/size.py --shapes tail --packets 3 --memory             # and bytes per state
     python benchmarks/size.py --shapes tail --packets 3 --protocol pif:action=rate-limit,expire=event
+    python benchmarks/size.py --shapes tail --faults loss=1,control=1
+
+With ``--faults`` (budgets, as ``--fault`` takes them) no property is checked, so that every
+cell explores its transitions rather than stopping at the first packet a fault loses.
 
 With ``--memory`` each cell also runs three times more, each in a process of its own: both
 modes of the exact search and the default mode with ``--fingerprint``; the figure is the
@@ -83,17 +87,19 @@ def _reset_peak() -> int:
 
 
 def measure(shape: str, switches: int, transitions: int, incremental: bool, packets: int = 2,
-            fingerprint: bool = False, protocol: str = "openflow") -> dict[str, Any]:
+            fingerprint: bool = False, protocol: str = "openflow", faults: str = "") -> dict[str, Any]:
     """Explore one cell; its counts, slots, speed and the growth of peak memory per state."""
     from nice_attendre.checker import Limits
     from nice_attendre.frontend.api import build, search
     from nice_attendre.models import network
+    from nice_attendre.models.faults import parse_budgets
 
     saved = network.INCREMENTAL_SLOTS
     if not incremental:
         network.INCREMENTAL_SLOTS = sys.maxsize
     try:
-        run = build("route-flow", topology=topology(shape, switches), packets=packets, protocol=protocol)
+        extra: dict[str, Any] = {"faults": parse_budgets(faults.split(",")), "properties": []} if faults else {}
+        run = build("route-flow", topology=topology(shape, switches), packets=packets, protocol=protocol, **extra)
     finally:
         network.INCREMENTAL_SLOTS = saved
     system = run.network
@@ -113,11 +119,11 @@ def measure(shape: str, switches: int, transitions: int, incremental: bool, pack
 
 
 def bytes_per_state(shape: str, switches: int, transitions: int, packets: int, mode: str,
-                    protocol: str = "openflow") -> int:
+                    protocol: str = "openflow", faults: str = "") -> int:
     """:func:`measure`'s memory figure for one cell in a process of its own (``mode``: full,
     default or fingerprint), so that no other cell's memory counts."""
     out = subprocess.run([sys.executable, __file__, "--child", shape, str(switches), str(transitions), str(packets),
-                          mode, protocol], check=True, capture_output=True, text=True)
+                          mode, protocol, faults], check=True, capture_output=True, text=True)
     return int(json.loads(out.stdout)["bytes_per_state"])
 
 
@@ -128,21 +134,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--transitions", type=int, default=20_000, help="transitions per cell (at most)")
     parser.add_argument("--packets", type=int, default=2, help="packets h1 sends to h2")
     parser.add_argument("--protocol", default="openflow", help="the protocol, maybe with parameters (NAME:KEY=VALUE,...)")
+    parser.add_argument("--faults", default="", help="fault budgets, KIND=N,... (then no property is checked)")
     parser.add_argument("--json", help="also write the rows to this file")
     parser.add_argument("--memory", action="store_true", help="also bytes per stored state, each in its own process")
-    parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=7, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        shape, switches, transitions, packets, mode, protocol = args.child
+        shape, switches, transitions, packets, mode, protocol, faults = args.child
         print(json.dumps(measure(shape, int(switches), int(transitions), mode != "full", int(packets),
-                                 fingerprint=mode == "fingerprint", protocol=protocol)))
+                                 fingerprint=mode == "fingerprint", protocol=protocol, faults=faults)))
         return 0
     sizes = [int(size) for size in args.sizes.split(",")]
     shapes = args.shapes.split(",")
     unknown = sorted(set(shapes) - set(SHAPES))
     if unknown:
         parser.error(f"unknown shape {unknown[0]!r}")
-    print(f"load {os.getloadavg()[0]:.2f}; route-flow, {args.protocol}, {args.packets} packets, at most {args.transitions:,} "
+    print(f"load {os.getloadavg()[0]:.2f}; route-flow, {args.protocol}, faults {args.faults or 'none'}, "
+          f"{args.packets} packets, at most {args.transitions:,} "
           "transitions per cell")
     print(f"{'shape':6} {'switches':>8} {'slots':>6} {'transitions':>11} {'states':>7}  "
           f"{'full t/s':>9} {'us/t':>7}  {'default t/s':>11} {'us/t':>7}  {'ratio':>6}"
@@ -151,9 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     for shape in shapes:
         for switches in sizes:
             full = measure(shape, switches, args.transitions, incremental=False, packets=args.packets,
-                           protocol=args.protocol)
+                           protocol=args.protocol, faults=args.faults)
             default = measure(shape, switches, args.transitions, incremental=True, packets=args.packets,
-                              protocol=args.protocol)
+                              protocol=args.protocol, faults=args.faults)
             counts = ("transitions", "unique_states", "revisits")
             if any(full[key] != default[key] for key in counts):
                 print(f"counts differ on {shape} {switches}: {full} {default}", file=sys.stderr)
@@ -161,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
             rows += [full, default]
             memory = ""
             if args.memory:
-                figures = {mode: bytes_per_state(shape, switches, args.transitions, args.packets, mode, args.protocol)
+                figures = {mode: bytes_per_state(shape, switches, args.transitions, args.packets, mode, args.protocol,
+                                                 args.faults)
                            for mode in ("full", "default", "fingerprint")}
                 full["bytes_per_state"], default["bytes_per_state"] = figures["full"], figures["default"]
                 default["fingerprint_bytes_per_state"] = figures["fingerprint"]

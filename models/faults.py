@@ -27,7 +27,8 @@ and ``strict-direct-paths`` (a restart forgets entries). Others, such as
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, NamedTuple
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple, Sequence
 
 from nice_attendre.errors import InputError
 
@@ -135,6 +136,14 @@ class SwitchRestart:
 
 FaultEvent = LinkFault | LinkChange | ControlLoss | SwitchRestart
 
+#: A place where faults can happen: the slots read, and the fault events possible there as a
+#: function of the state (if their budgets last).
+Source = tuple[tuple[int, ...], Callable[[Sequence[int]], tuple[Any, ...]]]
+
+_KIND_INDEX = {kind: index for index, kind in enumerate(KINDS)}
+_LINK = KINDS.index("link")  # the kinds before it happen on a link's queue
+_CONTROL = KINDS.index("control")
+
 
 # ---- the faults of one network ------------------------------------------------------------
 
@@ -154,6 +163,9 @@ class Faults:
             if peer.is_host or (dpid, port) < (peer.node, peer.port):
                 ends.append((dpid, port))
         self.ends = tuple(ends)
+        #: The link fault kinds (indices into KINDS) this run has a budget for, in KINDS order.
+        self._link_kinds = tuple(kind for kind in range(_LINK) if budgets[kind])
+        self._link_cache: dict[tuple[str, int], tuple[LinkFault, ...]] = {}
 
     def initial(self) -> FaultState:
         return FaultState(self.budgets)
@@ -164,34 +176,77 @@ class Faults:
             return tx_or_state.get(net.slot_faults)
         return net.interned(net.slot_faults)[tx_or_state[net.slot_faults]]
 
-    def events(self, state: tuple[int, ...], events: list[Any]) -> None:
+    def sources(self) -> tuple[list[Source], list[Source]]:
+        """Where faults can happen, for a large network's incremental events (see
+        ``Network._layout_sources``): per link (in :attr:`links` order) and per switch (in
+        dpid order), the slots read and a function of the state giving the fault events
+        possible there *if their budgets last*: a link's loss, duplicate and reorder (of the
+        kinds this run has a budget for) while its queue is not empty, a switch's control
+        losses while a channel holds a message. :meth:`listed` applies the budgets left."""
+        net = self.net
+        links: list[Source] = [((slot,), partial(self._link_faults, at, slot)) for at, slot in self.links]
+        controls: list[Source] = [((net.slot_cmdq[dpid], net.slot_ctrlq[dpid]), partial(self._control_losses, dpid))
+                                  for dpid in net.topology.switches] if self.budgets[_CONTROL] else []
+        return links, controls
+
+    def events(self, state: Sequence[int], events: list[Any]) -> None:
         """Append the faults possible in ``state`` (budgets left, places where they can happen)."""
+        left = self.state(state).left
+        links = [self._link_faults(at, slot, state) for at, slot in self.links if state[slot]] \
+            if any(left[:_LINK]) else ()
+        net = self.net
+        controls = [self._control_losses(dpid, state) for dpid in net.topology.switches
+                    if state[net.slot_cmdq[dpid]] or state[net.slot_ctrlq[dpid]]] if left[_CONTROL] else ()
+        self.listed(state, links, controls, events)
+
+    def listed(self, state: Sequence[int], links: Sequence[tuple[LinkFault, ...]],
+               controls: Sequence[tuple[ControlLoss, ...]], events: list[Any]) -> None:
+        """Append the faults possible in ``state``, in a fixed order (each link's, every link
+        change, each switch's control losses, every restart), from ``links`` and ``controls``:
+        what :meth:`sources` gives there (any subset that holds every non-empty one, in order)."""
         faults: FaultState = self.state(state)
-        loss, duplicate, reorder, link, control, restart = faults.left
-        queues = self.net._queues.values
-        if loss or duplicate or reorder:
-            for at, slot in self.links:
-                queue = queues[state[slot]]
-                if queue:
-                    if loss:
-                        events.append(LinkFault("loss", at))
-                    if duplicate:
-                        events.append(LinkFault("duplicate", at))
-                    if reorder and len(queue) > 1 and queue[0] != queue[1]:
-                        events.append(LinkFault("reorder", at))
+        left = faults.left
+        loss, duplicate, reorder, link, control, restart = left
+        if links and (loss or duplicate or reorder):
+            if all(left[kind] for kind in self._link_kinds):
+                for found in links:
+                    events.extend(found)
+            else:
+                for found in links:
+                    events.extend(fault for fault in found if left[_KIND_INDEX[fault.kind]])
         if link:
             down = set(faults.down)
             for dpid, port in self.ends:
                 events.append(LinkChange(dpid, port, (dpid, port) in down))
         if control:
-            net = self.net
-            for dpid in net.topology.switches:
-                if state[net.slot_cmdq[dpid]]:
-                    events.append(ControlLoss(dpid, True))
-                if state[net.slot_ctrlq[dpid]]:
-                    events.append(ControlLoss(dpid, False))
+            for found in controls:
+                events.extend(found)
         if restart:
             events.extend(SwitchRestart(dpid) for dpid in self.net.topology.switches)
+
+    def _link_faults(self, at: str, slot: int, state: Sequence[int]) -> tuple[LinkFault, ...]:
+        """The link faults of the link into ``at`` (queue slot ``slot``) if budgets last."""
+        value = state[slot]
+        if not value:
+            return ()
+        key = (at, value)
+        found = self._link_cache.get(key)
+        if found is None:
+            queue = self.net._queues.values[value]
+            found = self._link_cache[key] = tuple(
+                LinkFault(KINDS[kind], at) for kind in self._link_kinds
+                if KINDS[kind] != "reorder" or (len(queue) > 1 and queue[0] != queue[1]))
+        return found
+
+    def _control_losses(self, dpid: int, state: Sequence[int]) -> tuple[ControlLoss, ...]:
+        """The control losses of switch ``dpid``'s channels if the budget lasts."""
+        net = self.net
+        to_switch, from_switch = state[net.slot_cmdq[dpid]], state[net.slot_ctrlq[dpid]]
+        if to_switch and from_switch:
+            return (ControlLoss(dpid, True), ControlLoss(dpid, False))
+        if to_switch:
+            return (ControlLoss(dpid, True),)
+        return (ControlLoss(dpid, False),) if from_switch else ()
 
     def _spend(self, tx: "Tx", kind: str, down: tuple[tuple[int, int], ...] | None = None) -> None:
         faults: FaultState = tx.get(self.net.slot_faults)

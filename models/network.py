@@ -504,17 +504,19 @@ class Network:
     def _layout_sources(self) -> None:
         """The event sources, in enabled() order, for incremental enabled events.
 
-        A source decides some of the enabled events from one slot's value, or, for a kind of
-        the protocol's :meth:`~nice_attendre.models.protocols.openflow.OpenFlow.switch_events`,
-        from one switch's slots: the switches' sources (input ports, command channels,
-        controller queues, as enabled() orders them), the protocol's per-switch kinds (kind
-        by kind, switch by switch), and then, after the faults' events, the flow tables
-        (entries that may expire). ``_source_of[slot]`` is the slot's one-slot source index
-        or -1 and ``_source_events[index](value)`` its events when its slot holds ``value``;
-        ``_kinds_of[slot]`` the per-switch sources that read the slot and
+        A source decides some of the enabled events from one slot's value, or from a few
+        slots: a kind of the protocol's
+        :meth:`~nice_attendre.models.protocols.openflow.OpenFlow.switch_events` at one switch,
+        or a place where faults can happen (:meth:`Faults.sources`, whose events hold only
+        while their budgets last). In enabled() order: the switches' sources (input ports,
+        command channels, controller queues), the protocol's per-switch kinds (kind by kind,
+        switch by switch), the links' faults (from ``_fault_links``), the switches' control
+        losses (from ``_fault_controls``) and the flow tables (entries that may expire, from
+        ``_tail_sources``). ``_source_of[slot]`` is the slot's one-slot source index or -1
+        and ``_source_events[index](value)`` its events when its slot holds ``value``;
+        ``_kinds_of[slot]`` the sources of several slots that read it and
         ``_kind_events[index](state)`` their events. The protocol's global events
-        (``extra_events``) come before source ``_extra_sources``, the faults' before
-        ``_tail_sources``."""
+        (``extra_events``) come before source ``_extra_sources``."""
         sources: list[tuple[int, Callable[[int], tuple[Event, ...]]]] = []
 
         def fixed(event: Event) -> Callable[[int], tuple[Event, ...]]:
@@ -533,15 +535,21 @@ class Network:
         self._extra_sources = len(sources)
         #: The protocol's kinds of per-switch events (read once: they are configuration).
         self._switch_kinds = self.protocol.switch_events()
+        several: list[tuple[Sequence[int], Callable[[Sequence[int]], tuple[Event, ...]]]] = [
+            (self._switch_slots(kind.reads, dpid), partial(_switch_kind_events, kind.events, dpid))
+            for kind in self._switch_kinds for dpid in self.topology.switches]
+        links, controls = self.faults.sources() if self.faults is not None else ([], [])
+        self._fault_links = len(sources) + len(several)
+        self._fault_controls = self._fault_links + len(links)
+        several += links + controls
         self._kind_events: dict[int, Callable[[Sequence[int]], tuple[Event, ...]]] = {}
         kinds_of: dict[int, list[int]] = {}
-        for kind in self._switch_kinds:
-            for dpid in self.topology.switches:
-                index = len(sources)
-                self._kind_events[index] = partial(_switch_kind_events, kind.events, dpid)
-                for slot in self._switch_slots(kind.reads, dpid):
-                    kinds_of.setdefault(slot, []).append(index)
-                sources.append((-1, _no_events))
+        for slots, events_of in several:
+            index = len(sources)
+            self._kind_events[index] = events_of
+            for slot in slots:
+                kinds_of.setdefault(slot, []).append(index)
+            sources.append((-1, _no_events))
         self._kinds_of: dict[int, tuple[int, ...]] | None = (
             {slot: tuple(indices) for slot, indices in kinds_of.items()} if kinds_of else None)
         self._tail_sources = len(sources)
@@ -665,9 +673,10 @@ class Network:
 
     def _enabled_from_sources(self, state: tuple[int, ...]) -> list[Event]:
         """:meth:`enabled` from the state's non-empty sources (the same events in the same
-        order): the hosts', the protocol's global (``extra_events``) and the faults' events
-        are computed as in :meth:`enabled`, the switches' and the protocol's per-switch
-        kinds' from :meth:`_sources_of`."""
+        order): the hosts' and the protocol's global (``extra_events``) events are computed
+        as in :meth:`enabled`, the switches', the protocol's per-switch kinds' and the
+        faults' from :meth:`_sources_of` (the faults' budgets applied by
+        :meth:`Faults.listed`)."""
         indices, found = self._sources_of(state)
         events: list[Event] = []
         self.hosts.events(state, events)
@@ -676,13 +685,15 @@ class Network:
         extra = self.protocol.extra_events(state)
         if extra:
             events.extend(extra)
-        split = bisect_left(indices, self._tail_sources, first)
-        if split > first:
-            events.extend(chain.from_iterable(found[first:split]))
-        if self.faults is not None:
-            self.faults.events(state, events)
-        if split < len(found):
-            events.extend(chain.from_iterable(found[split:]))
+        if self.faults is None:
+            events.extend(chain.from_iterable(found[first:]))
+            return events
+        links = bisect_left(indices, self._fault_links, first)
+        controls = bisect_left(indices, self._fault_controls, links)
+        tail = bisect_left(indices, self._tail_sources, controls)
+        events.extend(chain.from_iterable(found[first:links]))
+        self.faults.listed(state, found[links:controls], found[controls:tail], events)
+        events.extend(chain.from_iterable(found[tail:]))
         return events
 
     def _sources_of(self, state: tuple[int, ...]) -> Sources:

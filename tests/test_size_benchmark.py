@@ -35,3 +35,13 @@ def test_the_size_benchmark_runs_a_variant_in_both_modes(tmp_path: Path) -> None
     assert not full["incremental"] and default["incremental"]
     assert full["transitions"] == default["transitions"] == 3000
     assert full["unique_states"] == default["unique_states"]
+
+
+def test_the_size_benchmark_runs_with_faults_in_both_modes(tmp_path: Path) -> None:
+    out = tmp_path / "size.json"
+    assert size.main(["--sizes", "80", "--shapes", "tail", "--transitions", "2000", "--faults", "loss=1,control=1",
+                      "--json", str(out)]) == 0
+    full, default = json.loads(out.read_text())
+    assert not full["incremental"] and default["incremental"]
+    assert full["transitions"] == default["transitions"] == 2000  # no property stops it early
+    assert full["unique_states"] == default["unique_states"]

@@ -56,6 +56,7 @@ CHECKED = [
     ("route-flow", "linear:2", 2, "openflow", {"threaded_controller": True, "command_order": "any"}),
     ("route-flow", "linear:2", 2, "openflow", {"command_order": "any"}),
     ("route-flow", "linear:2", 1, "openflow", {"faults": {"loss": 1, "duplicate": 1, "link": 1, "control": 1}}),
+    ("route-flow", "linear:2", 2, "openflow", {"faults": {"reorder": 1, "restart": 1, "control": 2}}),
     ("mac-learning", "linear:1", 3, "openflow", {}),
     ("route-flow", "linear:2", 2, "attendre", {}),
     ("route-flow", "linear:2", 2, "pif:action=drop,expire=event", {}),
@@ -194,3 +195,34 @@ def test_checkpoint_and_resume_of_a_keyed_search(tmp_path: Path, incremental: No
     assert not first.complete
     resumed = verify("route-flow", resume=saved, **options)
     assert resumed.complete and resumed.stats.counts()[:3] == whole.stats.counts()[:3]
+
+
+def test_fault_events_cost_what_a_transition_writes() -> None:
+    """On a large network the places where faults can happen (each link's queue, each
+    switch's control channels) are recomputed when a transition writes their slots, the
+    budgets applied when a state's events are listed: after the initial state's full pass,
+    at most six recomputations per transition, where a scan reads every link and switch in
+    every state."""
+    from nice_attendre.checker import Limits
+    from nice_attendre.frontend.api import search
+    from nice_attendre.models.faults import ControlLoss, LinkFault
+
+    run = build("route-flow", topology="linear:120", packets=2, faults={"loss": 1, "duplicate": 1, "control": 1},
+                properties=[])
+    net = run.network
+    assert net.incremental
+    places = len(net.faults.links) + 120
+    calls = [0]
+    kinds: set[type] = set()
+    for index, events_of in list(net._kind_events.items()):
+        def counted(state: Any, events_of: Any = events_of) -> Any:
+            calls[0] += 1
+            found = events_of(state)
+            kinds.update(type(event) for event in found)
+            return found
+        net._kind_events[index] = counted
+    result = search(run, limits=Limits(max_transitions=3000))
+    transitions = result.stats.transitions
+    assert transitions == 3000 and result.stats.unique_states > 300
+    assert places < calls[0] <= places + 6 * transitions
+    assert kinds == {LinkFault, ControlLoss}
