@@ -98,10 +98,14 @@ class ReadTrackingList(list):  # type: ignore[type-arg]
             if index in self.written:
                 return False
             appended = ()
-        list.__setitem__(self, index, extend(list.__getitem__(self, index), items))
+        self._set_untracked(index, extend(self.current(index), items))
         self.written[index] = None
         self.appends[index] = appended + items
         return True
+
+    def _set_untracked(self, index: int, value: int) -> None:
+        """Set slot ``index`` to id ``value``, recording nothing (the caller records it)."""
+        list.__setitem__(self, index, value)
 
     def _copy_in(self) -> None:
         """Hold every slot in the list (it does already; see :class:`LazyReadTrackingList`)."""
@@ -192,21 +196,12 @@ class LazyReadTrackingList(ReadTrackingList):
             return list.__getitem__(self, index)  # type: ignore[no-any-return]
         return over[index] if index in over else self._base[index]  # type: ignore[no-any-return]
 
-    def append_blind(self, index: int, items: tuple[int, ...], extend: Callable[[int, tuple[int, ...]], int]) -> bool:
+    def _set_untracked(self, index: int, value: int) -> None:
         over = self._over
         if over is None:
-            return ReadTrackingList.append_blind(self, index, items, extend)
-        if index.__class__ is not int or index < 0 or index in self.reads:
-            return False
-        appended = self.appends.get(index)
-        if appended is None:
-            if index in self.written:
-                return False
-            appended = ()
-        over[index] = extend(over[index] if index in over else self._base[index], items)
-        self.written[index] = None
-        self.appends[index] = appended + items
-        return True
+            list.__setitem__(self, index, value)
+        else:
+            over[index] = value
 
 
 class TransitionMemo:
