@@ -24,7 +24,20 @@ and the median relative to the first configuration's median:
 
     python benchmarks/perf.py --only mac-learning-linear1-4pkt --no-memo --repeat 5
 
-``--fingerprint`` runs every configuration storing fingerprints instead of states.
+``--fingerprint`` runs every configuration storing fingerprints instead of states;
+``--max-transitions N`` stops every search after N transitions.
+
+Instructions instead of seconds: ``--instructions`` runs every search under Valgrind's
+cachegrind (``apt install valgrind``; about fifty times slower) and reports the instructions
+it executed per transition, the model's building and Python's start-up taken out (each
+configuration also runs once without searching, and that count is subtracted). The count
+does not depend on the machine's load, so a before/after comparison needs one run of each,
+even on a busy machine (with the hash seed fixed to 0; what remains varies by a few tenths
+of a percent with memory addresses). Instructions are not time (a cache miss costs more
+than an instruction), so the two measures complement each other:
+
+    python benchmarks/perf.py --instructions --only mac-learning-linear1-4pkt \
+        --python before=/path/to/other/checkout/.venv/bin/python
 
 This is a benchmark, not a test: figures vary with the machine and its load; compare
 ratios within one run.
@@ -33,10 +46,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -63,10 +80,12 @@ def _peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
 
 
-def run_one(name: str, memo: bool = True, fingerprint: bool = False) -> dict:
+def run_one(name: str, memo: bool = True, fingerprint: bool = False, max_transitions: int | None = None,
+            build_only: bool = False) -> dict:
     """Run scenario ``name`` in this process and measure it (``memo=False``: without
     memoised transitions, which a checkout without them ignores; ``fingerprint``: storing
-    fingerprints, as ``--fingerprint``)."""
+    fingerprints, as ``--fingerprint``; ``max_transitions``: stop there, if the scenario
+    does not stop earlier; ``build_only``: build the model and stop before the search)."""
     try:
         from nice_attendre.frontend.api import build
     except ImportError:  # a checkout from before the front end had its own room
@@ -75,6 +94,10 @@ def run_one(name: str, memo: bool = True, fingerprint: bool = False) -> dict:
 
     app, topology, packets, protocol, extra, cap = SCENARIOS[name]
     run = build(app, topology=topology, packets=packets, protocol=protocol, **extra, **({} if memo else {"memo": False}))
+    if build_only:
+        return {"scenario": name, "built": True}
+    if max_transitions is not None:
+        cap = max_transitions if cap is None else min(cap, max_transitions)
     before = _peak_rss_bytes()
     started = time.perf_counter()
     result = dfs(run.network, run.properties, limits=Limits(max_transitions=cap), fingerprint=fingerprint)
@@ -94,7 +117,35 @@ def run_one(name: str, memo: bool = True, fingerprint: bool = False) -> dict:
     }
 
 
-def main() -> int:
+def instructions(command: list[str]) -> tuple[int, str]:
+    """Run ``command`` under cachegrind (no cache simulation) with the hash seed fixed;
+    the instructions it executed, and its standard output."""
+    with tempfile.TemporaryDirectory() as scratch:
+        counts = os.path.join(scratch, "cachegrind.out")
+        out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={counts}",
+                              *command], check=True, capture_output=True, text=True,
+                             env={**os.environ, "PYTHONHASHSEED": "0"})
+        with open(counts) as handle:
+            found = re.search(r"^summary:\s+(\d+)", handle.read(), re.MULTILINE)
+    if found is None:
+        raise RuntimeError(f"cachegrind wrote no summary for {command}")
+    return int(found.group(1)), out.stdout
+
+
+def measure_instructions(python: str, name: str, flags: list[str]) -> dict:
+    """Scenario ``name``'s search under ``python`` with ``flags``: its counts and the
+    instructions of the search alone (a run that only builds the model is subtracted)."""
+    child = [python, __file__, "--child", name, *flags]
+    total, stdout = instructions(child)
+    building, _ = instructions([*child, "--child-build-only"])
+    row = json.loads(stdout)
+    search = total - building
+    row["instructions"] = search
+    row["instructions_per_transition"] = round(search / max(row["transitions"], 1))
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", choices=sorted(SCENARIOS), help="run only this scenario")
     parser.add_argument("--json", help="write the measurements to this file")
@@ -105,21 +156,34 @@ def main() -> int:
                         help="run each scenario's configurations N times, alternating, and summarise")
     parser.add_argument("--fingerprint", action="store_true",
                         help="store fingerprints (--fingerprint) in every configuration")
+    parser.add_argument("--max-transitions", type=int, metavar="N", help="stop every search after N transitions")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count the instructions per transition under Valgrind instead of timing the searches")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--child-no-memo", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    parser.add_argument("--child-build-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")
+    if args.max_transitions is not None and args.max_transitions < 1:
+        parser.error(f"--max-transitions must be at least 1, got {args.max_transitions}")
     if args.child:
-        print(json.dumps(run_one(args.child, memo=not args.child_no_memo, fingerprint=args.fingerprint)))
+        print(json.dumps(run_one(args.child, memo=not args.child_no_memo, fingerprint=args.fingerprint,
+                                 max_transitions=args.max_transitions, build_only=args.child_build_only)))
         return 0
+    if args.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions needs Valgrind's cachegrind on the PATH (for example: apt install valgrind)")
     common = ["--fingerprint"] if args.fingerprint else []
+    if args.max_transitions is not None:
+        common += ["--max-transitions", str(args.max_transitions)]
     configs = [("this", sys.executable, common)]
     for item in args.python:
         label, _, path = item.partition("=")
         configs.append((label, path, common))
     if args.no_memo:
         configs.append(("no-memo", sys.executable, ["--child-no-memo", *common]))
+    if args.instructions:
+        return _instruction_table(args, configs)
     rows = []
     print(f"{'scenario':<26} {'config':<8} {'transitions':>12} {'states':>10} {'seconds':>8} {'trans/s':>10} "
           f"{'vs first':>8} {'bytes/state':>12}  complete")
@@ -145,6 +209,27 @@ def main() -> int:
                 middle = statistics.median(found)
                 print(f"{name:<26} {label:<8} median {middle:>10,.0f} t/s, best {max(found):>10,} t/s over "
                       f"{len(found)} runs: {middle / base:.2f}x the first's median")
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(rows, handle, indent=2)
+    return 0
+
+
+def _instruction_table(args: argparse.Namespace, configs: list[tuple[str, str, list[str]]]) -> int:
+    """``--instructions``: every scenario under every configuration, once, counted."""
+    rows = []
+    print(f"{'scenario':<26} {'config':<8} {'transitions':>12} {'states':>10} {'instructions':>16} "
+          f"{'instr/trans':>11} {'vs first':>8}  complete")
+    for name in args.only or list(SCENARIOS):
+        first = None
+        for label, python, flags in configs:
+            row = measure_instructions(python, name, flags)
+            row["config"] = label
+            rows.append(row)
+            per = row["instructions_per_transition"]
+            first = first or per
+            print(f"{name:<26} {label:<8} {row['transitions']:>12,} {row['unique_states']:>10,} "
+                  f"{row['instructions']:>16,} {per:>11,} {per / first:>7.2f}x  {row['complete']}", flush=True)
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(rows, handle, indent=2)
