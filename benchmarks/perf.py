@@ -123,8 +123,10 @@ def instructions(command: list[str]) -> tuple[int, str]:
     with tempfile.TemporaryDirectory() as scratch:
         counts = os.path.join(scratch, "cachegrind.out")
         out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={counts}",
-                              *command], check=True, capture_output=True, text=True,
-                             env={**os.environ, "PYTHONHASHSEED": "0"})
+                              *command], capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+        if out.returncode != 0:
+            last = "\n".join(out.stderr.strip().splitlines()[-5:])
+            raise RuntimeError(f"{' '.join(command)} under cachegrind ended with exit code {out.returncode}:\n{last}")
         with open(counts) as handle:
             found = re.search(r"^summary:\s+(\d+)", handle.read(), re.MULTILINE)
     if found is None:
@@ -173,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.instructions and shutil.which("valgrind") is None:
         parser.error("--instructions needs Valgrind's cachegrind on the PATH (for example: apt install valgrind)")
+    if args.instructions and args.repeat > 1:
+        parser.error("--repeat is for timings: an instruction count is the same in every run")
     common = ["--fingerprint"] if args.fingerprint else []
     if args.max_transitions is not None:
         common += ["--max-transitions", str(args.max_transitions)]

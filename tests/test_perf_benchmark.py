@@ -21,8 +21,10 @@ def test_max_transitions_caps_every_configuration(tmp_path: Path) -> None:
     for row in rows:
         assert row["transitions"] == 700 and not row["complete"]
     assert rows[0]["unique_states"] == rows[1]["unique_states"]  # the memo changes no count
-    with pytest.raises(SystemExit):
-        perf.main(["--max-transitions", "0"])
+    for bad in (["--max-transitions", "0"], ["--instructions", "--repeat", "2"]):
+        with pytest.raises(SystemExit) as stopped:
+            perf.main(bad)
+        assert stopped.value.code == 2
 
 
 def test_instructions_are_counted_per_transition_and_repeat(tmp_path: Path,
@@ -46,3 +48,5 @@ def test_instructions_are_counted_per_transition_and_repeat(tmp_path: Path,
     assert this["instructions"] < 300 * 1_000_000
     assert abs(this["instructions"] - again["instructions"]) < 0.005 * this["instructions"]
     assert "instr/trans" in capsys.readouterr().out
+    with pytest.raises(RuntimeError, match="ended with exit code 3"):  # a failing search is an error, not a count
+        perf.instructions([sys.executable, "-c", "raise SystemExit(3)"])
