@@ -191,20 +191,25 @@ class Faults:
 
     def events(self, state: Sequence[int], events: list[Any]) -> None:
         """Append the faults possible in ``state`` (budgets left, places where they can happen)."""
-        left = self.state(state).left
+        faults: FaultState = self.state(state)
+        left = faults.left
         links = [self._link_faults(at, slot, state) for at, slot in self.links if state[slot]] \
             if any(left[:_LINK]) else ()
         net = self.net
         controls = [self._control_losses(dpid, state) for dpid in net.topology.switches
                     if state[net.slot_cmdq[dpid]] or state[net.slot_ctrlq[dpid]]] if left[_CONTROL] else ()
-        self.listed(state, links, controls, events)
+        self._list(faults, links, controls, events)
 
     def listed(self, state: Sequence[int], links: Sequence[tuple[LinkFault, ...]],
                controls: Sequence[tuple[ControlLoss, ...]], events: list[Any]) -> None:
         """Append the faults possible in ``state``, in a fixed order (each link's, every link
         change, each switch's control losses, every restart), from ``links`` and ``controls``:
         what :meth:`sources` gives there (any subset that holds every non-empty one, in order)."""
-        faults: FaultState = self.state(state)
+        self._list(self.state(state), links, controls, events)
+
+    def _list(self, faults: FaultState, links: Sequence[tuple[LinkFault, ...]],
+              controls: Sequence[tuple[ControlLoss, ...]], events: list[Any]) -> None:
+        """:meth:`listed` with the state's fault budgets ``faults`` already read."""
         left = faults.left
         loss, duplicate, reorder, link, control, restart = left
         if links and (loss or duplicate or reorder):

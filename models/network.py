@@ -568,14 +568,11 @@ class Network:
     def _switch_slots(self, reads: Sequence[str], dpid: int) -> list[int]:
         """The slots of switch ``dpid`` of the kinds ``reads`` (see
         :class:`~nice_attendre.models.protocols.openflow.SwitchEvents`)."""
+        one_slot = {"ext": self.slot_ext, "table": self.slot_table, "buffer": self.slot_buffer}
         slots: list[int] = []
         for kind in reads:
-            if kind == "ext":
-                slots.append(self.slot_ext[dpid])
-            elif kind == "table":
-                slots.append(self.slot_table[dpid])
-            elif kind == "buffer":
-                slots.append(self.slot_buffer[dpid])
+            if kind in one_slot:
+                slots.append(one_slot[kind][dpid])
             elif kind == "ports":
                 slots.extend(self.slot_port[(dpid, port)] for port in self.topology.ports[dpid])
             else:
