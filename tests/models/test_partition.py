@@ -164,3 +164,29 @@ def test_a_system_without_parts_has_only_the_fingerprint_partition() -> None:
             return (0,)
 
     assert list(partitions(Plain())) == ["fingerprint"]
+
+
+@pytest.mark.parametrize("app,options", SCENARIOS[:3], ids=[f"{a}-{o['protocol']}" for a, o in SCENARIOS[:3]])
+def test_owned_by_fingerprint_every_state_is_built_once(app: str, options: dict) -> None:
+    """A successor another shard owns is offered by its fingerprint and built only if that
+    owner asks for it (most are revisits there): so across the shards each stored state is
+    built exactly once, by the shard that keeps or ships it; a part partition builds the
+    successors it offers (it needs them to name their owner), so it builds more."""
+    builds = {}
+    for name in ("fingerprint", "host"):
+        run = build(app, **options)  # type: ignore[arg-type]
+        counted = [0]
+        own_build = run.network.build_successor
+
+        def counting(state: object, handle: object, build_successor=own_build) -> object:
+            counted[0] += 1
+            return build_successor(state, handle)
+
+        run.network.build_successor = counting  # read by each shard when it is made
+        cluster = InProcessCluster(lambda: (run.network, run.properties, run.metrics), 2,
+                                   partition=partition_named(run.network, name))
+        result = search(cluster, run.network, run.properties)
+        assert result.complete
+        builds[name] = (counted[0], result.stats.unique_states - len(run.network.initial_states()))
+    assert builds["fingerprint"][0] == builds["fingerprint"][1]
+    assert builds["host"][0] > builds["host"][1] == builds["fingerprint"][1]
