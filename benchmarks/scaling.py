@@ -3,7 +3,9 @@
 Each configuration runs in its own process, one after another, on the same scenario; the
 script checks that every run gives the same transitions, unique states and revisits, and
 prints the wall-clock time of each (from the start of the search call, process and actor
-start-up included) and its speed-up over the sequential search. The machine's load is
+start-up included), its speed-up over the sequential search and, for several shards, their
+balance (:class:`nice_attendre.result.Balance`: an even split of the shards' CPU time against
+the sum of each level's busiest shard). The machine's load is
 printed with each run: on a machine shared with other work, speed-ups are only as good as
 the cores that were free. The ``pair`` run measures that: two sequential searches at once,
 its "speed-up" being their throughput against one search alone (2.00x on two free cores),
@@ -78,6 +80,7 @@ def run_one(scenario: str, name: str, partition: str = "fingerprint") -> dict:
             "transitions": stats.transitions, "unique_states": stats.unique_states, "revisits": stats.revisits,
             "max_depth": stats.max_depth, "complete": result.complete, "ok": result.ok,
             "partition": result.partition,
+            "balance": None if result.balance is None else round(result.balance.efficiency, 3),
             "wall_seconds": round(wall, 2), "search_seconds": round(stats.elapsed, 2),
             "cpu_seconds": round(_cpu_seconds() - cpu, 2)}
 
@@ -101,7 +104,7 @@ def main() -> int:
     print(f"scenario {args.scenario}: {' '.join(map(str, SCENARIOS[args.scenario]))}; "
           f"{os.cpu_count()} CPUs")
     print(f"{'run':<6} {'engine':<12} {'workers':>7} {'transitions':>12} {'states':>10} {'revisits':>10} "
-          f"{'depth':>5} {'wall s':>7} {'cpu s':>7} {'speed-up':>8}  load before/after")
+          f"{'depth':>5} {'wall s':>7} {'cpu s':>7} {'speed-up':>8} {'balance':>7}  load before/after")
     rows = []
     base = None
     for name in names:
@@ -126,9 +129,11 @@ def main() -> int:
         row["speedup"] = round(copies * base / row["wall_seconds"], 2) if base else None
         rows.append(row)
         speedup = f"{row['speedup']:.2f}x" if row["speedup"] else "-"
+        balance = f"{row['balance']:.0%}" if row.get("balance") is not None and row["workers"] > 1 else "-"
         print(f"{name:<6} {row['engine']:<12} {row['workers']:>7} {row['transitions']:>12,} "
               f"{row['unique_states']:>10,} {row['revisits']:>10,} {row['max_depth']:>5} {row['wall_seconds']:>7.1f} "
-              f"{row['cpu_seconds']:>7.1f} {speedup:>8}  {row['load_before']:.2f}/{row['load_after']:.2f}", flush=True)
+              f"{row['cpu_seconds']:>7.1f} {speedup:>8} {balance:>7}  {row['load_before']:.2f}/{row['load_after']:.2f}",
+              flush=True)
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(rows, handle, indent=2)

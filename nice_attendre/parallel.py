@@ -45,7 +45,7 @@ from nice_attendre.errors import ModelError, NiceAttendreError
 from nice_attendre.fingerprint import fingerprint_functions
 from nice_attendre.partition import BY_FINGERPRINT, Partition
 from nice_attendre.property import Expectation, Metric, Property
-from nice_attendre.result import Discovery, Result, Stats
+from nice_attendre.result import Balance, Discovery, Result, Stats
 from nice_attendre.shard import Found, Intake, LevelReport, Shard, tune_gc
 from nice_attendre.trace import Step, Trace
 from nice_attendre.visited import collision_probability
@@ -104,10 +104,15 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
     metrics: dict[str, tuple[int, int]] = {}
     stop_reason: str | None = None
     depth_cut = False
+    busy = [0.0] * shards  # each shard's CPU time
+    busiest = 0.0  # the sum over steps of the busiest shard's time in each (see Balance)
 
     def take_in(intakes: list[Intake]) -> int:
-        nonlocal unique, revisits
-        for intake in intakes:
+        nonlocal unique, revisits, busiest
+        for step in zip(*(intake.seconds for intake in intakes)):
+            busiest += max(step)
+        for index, intake in enumerate(intakes):
+            busy[index] += sum(intake.seconds)
             unique += intake.new_states
             revisits += intake.revisits
             found.extend((round_index, item) for item in intake.found)
@@ -138,7 +143,9 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
                     budgets = [left // shards + (1 if i < left % shards else 0) for i in range(shards)]
                 seconds = None if deadline is None else max(deadline - time.monotonic(), 0.0)
                 reports = cluster.expand(budgets, seconds)
-                for report in reports:
+                busiest += max(report.seconds for report in reports)
+                for index, report in enumerate(reports):
+                    busy[index] += report.seconds
                     transitions += report.transitions
                     depth_cut = depth_cut or report.depth_cut
                     stop_reason = stop_reason or report.stop_reason
@@ -164,7 +171,8 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
     stop_reason = end_of_search(stop_reason, depth_cut, unmet, discoveries)
     stats = Stats(transitions, unique, revisits, max_depth, time.monotonic() - start)
     return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metrics,
-                  collision_probability=collision_probability(unique, unique + revisits))
+                  collision_probability=collision_probability(unique, unique + revisits),
+                  balance=Balance(tuple(round(seconds, 6) for seconds in busy), round(busiest, 6)))
 
 
 def _discoveries(cluster: Cluster, system: Any, found: list[tuple[int, Found]], keep_going: bool) -> list[Discovery]:

@@ -50,6 +50,32 @@ class Discovery:
     reason: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Balance:
+    """How evenly a partitioned search's shards shared the work (CPU seconds, measured in
+    each shard while it worked; not deterministic, like ``elapsed``).
+
+    ``busy`` is each shard's time; ``busiest`` the sum, over the levels and each level's
+    steps (expanding; answering offers, shipping, storing), of the busiest shard's time
+    in that step: as the shards wait for each other after every step, the search takes at
+    least that long, and with no waiting at all it would take ``even``, the mean of
+    ``busy``. ``efficiency`` is ``even / busiest`` (1.0: every step evenly shared).
+    """
+
+    busy: tuple[float, ...]
+    busiest: float
+
+    @property
+    def even(self) -> float:
+        """The busiest time an even split of the same work would give."""
+        return sum(self.busy) / len(self.busy) if self.busy else 0.0
+
+    @property
+    def efficiency(self) -> float:
+        """``even / busiest`` (1.0 when nothing was measured)."""
+        return self.even / self.busiest if self.busiest > 0 else 1.0
+
+
 #: What a search's outcome means, for people and for CI (see :attr:`Result.verdict`).
 VERDICTS = ("ok", "violated", "incomplete", "interrupted")
 
@@ -68,7 +94,8 @@ class Result:
     when states were stored as 64-bit fingerprints: the estimated probability that two
     distinct states had the same fingerprint, so that one was never explored (TLC's
     estimate, :func:`nice_attendre.visited.collision_probability`). ``partition`` says how a
-    partitioned search shared the states among its shards (:mod:`nice_attendre.partition`).
+    partitioned search shared the states among its shards (:mod:`nice_attendre.partition`),
+    and ``balance`` how evenly they shared the work (:class:`Balance`).
     """
 
     stats: Stats
@@ -80,6 +107,7 @@ class Result:
     signal: int | None = None
     collision_probability: float | None = None
     partition: str | None = None
+    balance: Balance | None = None
 
     @property
     def verdict(self) -> str:

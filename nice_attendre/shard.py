@@ -42,6 +42,10 @@ from nice_attendre.property import Expectation, Metric, Property
 
 _CHECK_EVERY = 1024  # transitions between clock reads
 
+#: The CPU time of the calling thread: what each step of a shard reports as its work (a
+#: shard runs in a thread of its own process, of a Ray actor, or of the caller).
+_cpu = time.thread_time
+
 #: The cyclic garbage collector's first threshold in a process that runs a shard: a shard
 #: keeps large, long-lived tables and makes little cyclic garbage, so collecting every 700
 #: allocations (Python's default) costs about a tenth of its time for nothing.
@@ -73,6 +77,7 @@ class LevelReport:
     transitions: int = 0
     depth_cut: bool = False
     stop_reason: str | None = None  # "max-transitions" or "max-seconds": work was left undone
+    seconds: float = 0.0  # CPU time spent expanding
 
 
 @dataclass
@@ -85,6 +90,9 @@ class Intake:
     found: list[Found] = field(default_factory=list)
     sometimes_held: list[str] = field(default_factory=list)
     metrics: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: CPU time of the level's steps after expanding: answering offers (want), shipping,
+    #: storing and checking (take or seed)
+    seconds: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 class Shard:
@@ -140,6 +148,7 @@ class Shard:
         #: per peer: the states offered to it this level (by fingerprint: (made from, handle))
         self._outbox: list[list[Any]] = []
         self._awaiting: list[list[int]] = []  # per sender: fingerprints asked of it, in order
+        self._want_seconds = self._ship_seconds = 0.0  # this level's, reported by take()
 
     # ---- the search ---------------------------------------------------------------------
 
@@ -148,13 +157,16 @@ class Shard:
         frontier of level 0, if this shard owns it and no earlier round reached it. (Like the
         DFS, which explores everything reachable from one initial state before the next,
         the search runs one round per initial state.)"""
+        started = _cpu()
         self.level = 0
         state = self.system.initial_states()[position]
         fp = self.fingerprint_of(state)
         if self._owner(state, fp) == self.index and fp not in self.seen:
             self._next_parent[fp] = fp
             self._next_state[fp] = state
-        return self._close_level()
+        intake = self._close_level()
+        intake.seconds = (0.0, 0.0, _cpu() - started)
+        return intake
 
     def expand(self, budget: int | None = None, seconds: float | None = None) -> tuple[LevelReport, list[bytes]]:
         """Apply every event of every frontier state and route the successors.
@@ -165,6 +177,7 @@ class Shard:
         fingerprints and parents of the successors it owns, whose states :meth:`ship` sends
         if the owner asks for them (``b""`` for none, and for this shard itself).
         """
+        started = _cpu()
         report = LevelReport()
         deadline = None if seconds is None else time.monotonic() + seconds
         # the new successors: fingerprint -> smallest parent, fingerprint -> state (for
@@ -231,6 +244,7 @@ class Shard:
                 seen.update(fps)  # from now on the owner has them
                 self._outbox[peer] = [state_of[f] for f in fps]
                 offers[peer] = array("Q", fps).tobytes() + array("Q", [parent_of[f] for f in fps]).tobytes()
+        report.seconds = _cpu() - started
         return report, offers
 
     def want(self, offers: Sequence[bytes]) -> list[bytes]:
@@ -238,6 +252,7 @@ class Shard:
         successors as revisits, keep the smallest parent of each new one, and return, per
         sender, the indices of the new states to fetch from it (the first sender to offer a
         state is asked for it)."""
+        started = _cpu()
         requests = [b""] * self.shards
         seen, pending = self.seen, self._next_parent
         self._awaiting = [[] for _ in range(self.shards)]
@@ -266,11 +281,13 @@ class Shard:
                 awaiting.append(sfp)
             if wanted:
                 requests[sender] = wanted.tobytes()
+        self._want_seconds = _cpu() - started
         return requests
 
     def ship(self, requests: Sequence[bytes]) -> list[bytes]:
         """Send each shard the states it asked for (one request per shard, in shard order),
         encoded by the codec: component hashes, and the components not sent to it before."""
+        started = _cpu()
         payloads = [b""] * self.shards
         for peer, request in enumerate(requests):
             if request:
@@ -285,11 +302,13 @@ class Shard:
                 payloads[peer] = pickle.dumps(self.codec.encode(wanted_states, peer),
                                               protocol=pickle.HIGHEST_PROTOCOL)
         self._outbox = []
+        self._ship_seconds = _cpu() - started
         return payloads
 
     def take(self, payloads: Sequence[bytes]) -> Intake:
         """Take in the states fetched from the other shards (one payload per sender, in
         shard order); store and check this level's new states: the next frontier."""
+        started = _cpu()
         pending = self._next_state
         for sender, payload in enumerate(payloads):
             if payload:
@@ -298,7 +317,10 @@ class Shard:
                     pending[sfp] = decode(i)
         self._awaiting = []
         self.level += 1
-        return self._close_level()
+        intake = self._close_level()
+        intake.seconds = (self._want_seconds, self._ship_seconds, _cpu() - started)
+        self._want_seconds = self._ship_seconds = 0.0
+        return intake
 
     def _offer(self, fp: int, parent: int, state: Any) -> None:
         """A successor this shard owns and has in hand."""

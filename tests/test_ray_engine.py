@@ -57,6 +57,8 @@ def test_ray_actors_own_states_by_a_part_with_the_same_counts() -> None:
     on_ray = verify("mac-learning", workers=2, engine="ray", partition="app", **options)
     assert on_ray.complete and on_ray.partition == "states owned by their 'app' part"
     assert on_ray.stats.counts()[:3] == sequential.stats.counts()[:3]
+    # each actor measured its own work
+    assert on_ray.balance is not None and len(on_ray.balance.busy) == 2 and min(on_ray.balance.busy) > 0
 
 
 def test_a_violation_on_ray_has_the_trace_the_other_engines_find() -> None:

@@ -146,6 +146,12 @@ def stats_lines(result: Result) -> list[str]:
     if result.collision_probability is not None:
         lines.append(_row("collision", f"{result.collision_probability:.1e}",
                           "probability that a fingerprint collision hid a state"))
+    if result.balance is not None and len(result.balance.busy) > 1:
+        balance = result.balance
+        lines.append(_row("balance", f"{balance.efficiency:.0%}",
+                          f"shards busy {' + '.join(f'{busy:.2f}' for busy in balance.busy)} s of CPU; "
+                          f"the busiest in each level's steps, {balance.busiest:.2f} s in all, against "
+                          f"{balance.even:.2f} s if even"))
     return lines
 
 
@@ -266,6 +272,9 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "metrics": {name: {"min": low, "max": high} for name, (low, high) in sorted(result.metrics.items())},
         "collision_probability": result.collision_probability,
         "partition": result.partition,
+        "balance": None if result.balance is None else {
+            "shard_seconds": list(result.balance.busy), "busiest_seconds": result.balance.busiest,
+            "efficiency": round(result.balance.efficiency, 4)},
         "violations": [
             {"property": d.property, "expectation": d.expectation.value, "reason": d.reason,
              "initial": initial_lines(d.trace, narrate)[1:] if d.trace is not None else [],

@@ -45,6 +45,21 @@ def test_two_workers_print_the_sequential_counts_and_say_how_they_searched() -> 
     assert "OK: no property violated" in parallel.output
 
 
+def test_workers_report_how_evenly_the_shards_shared_the_work(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    parallel = run("verify", *PINNED, "--workers", "2", "--partition", "app", "--json", str(out))
+    assert parallel.exit_code == 0, parallel.output
+    line = next(line for line in parallel.output.splitlines() if line.strip().startswith("balance"))
+    assert line.split()[1].endswith("%") and "shards busy" in line and "if even" in line
+    balance = json.loads(out.read_text())["balance"]
+    assert len(balance["shard_seconds"]) == 2 and min(balance["shard_seconds"]) > 0
+    assert sum(balance["shard_seconds"]) / 2 <= balance["busiest_seconds"] + 1e-5
+    assert 0 < balance["efficiency"] <= 1
+    sequential = run("verify", *PINNED, "--json", str(out))
+    assert "balance" not in sequential.output
+    assert json.loads(out.read_text())["balance"] is None
+
+
 def test_a_users_app_file_with_workers() -> None:
     good = run("verify", PROACTIVE, "--topology", "linear:3", "--packets", "2", "-w", "3")
     assert good.exit_code == 0, good.output

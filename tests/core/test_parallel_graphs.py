@@ -57,6 +57,11 @@ def test_counts_equal_the_dfs_and_depth_is_the_bfs_eccentricity(graph: Graph, sh
     assert (got.transitions, got.unique_states, got.revisits) == (want.transitions, want.unique_states, want.revisits)
     assert got.max_depth == max(distances(graph).values())
     assert result.collision_probability is not None
+    balance = result.balance
+    assert balance is not None and len(balance.busy) == shards and min(balance.busy) >= 0
+    # each step's busiest shard took at least the mean and at most the sum of the shards' time
+    assert balance.even - 1e-5 <= balance.busiest <= sum(balance.busy) + 1e-5
+    assert 0 < balance.efficiency <= 1.0 + 1e-3
 
 
 @SETTINGS
@@ -196,3 +201,50 @@ def test_max_seconds_ends_a_parallel_search() -> None:
     result = search(cluster, chain, (), limits=Limits(max_seconds=0.3))
     assert not result.complete and result.stop_reason == "max-seconds"
     assert 0 < result.stats.transitions < 9_999
+
+
+class Scatter:
+    """States ``0..n-1``, each with three events leading to scattered states (a few dozen
+    breadth-first levels, each wide); the state's one part is the state itself (for
+    :mod:`nice_attendre.partition`), and ``part_hash`` is constant when ``lopsided``: every
+    state then belongs to one shard."""
+
+    def __init__(self, n: int, lopsided: bool) -> None:
+        self.n, self.lopsided = n, lopsided
+
+    def initial_states(self) -> tuple[int, ...]:
+        return (0,)
+
+    def enabled(self, state: int) -> tuple[int, ...]:
+        return (1, 2, 3)
+
+    def apply(self, state: int, event: int) -> int:
+        return (state * 48_271 + event * 7_919) % self.n
+
+    def state_parts(self) -> dict[str, tuple[int, ...]]:
+        return {"all": (0,)}
+
+    def part_hash(self, state: int, part: tuple[int, ...]) -> int:
+        return 0 if self.lopsided else (state * 0x9E3779B97F4A7C15) % 2 ** 64
+
+
+def test_balance_reports_work_left_to_one_shard() -> None:
+    """The report's balance: with every state owned by one shard, the other has nothing to
+    do, so the busiest shard's time is about the whole work and twice the even split; with
+    the states spread, the two shares are close (compared within one test: CPU times)."""
+    from nice_attendre.partition import partition_named
+
+    efficiency = {}
+    for lopsided in (True, False):
+        system = Scatter(60_000, lopsided)
+        cluster = InProcessCluster(lambda system=system: (system, (), ()), 2,
+                                   partition=partition_named(system, "all"))
+        result = search(cluster, system)
+        assert result.complete and result.stats.counts()[:3] == dfs(system).stats.counts()[:3]
+        assert result.stats.unique_states > 20_000 and result.stats.max_depth < 100
+        busy = result.balance.busy
+        if lopsided:
+            assert busy[1] < 0.2 * busy[0]
+        efficiency[lopsided] = result.balance.efficiency
+    assert efficiency[True] < 0.6
+    assert efficiency[False] > efficiency[True] + 0.15
