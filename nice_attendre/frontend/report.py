@@ -149,9 +149,9 @@ def stats_lines(result: Result) -> list[str]:
     if result.balance is not None and len(result.balance.busy) > 1:
         balance = result.balance
         lines.append(_row("balance", f"{balance.efficiency:.0%}",
-                          f"shards busy {' + '.join(f'{busy:.2f}' for busy in balance.busy)} s of CPU; "
-                          f"the busiest in each level's steps, {balance.busiest:.2f} s in all, against "
-                          f"{balance.even:.2f} s if even"))
+                          f"shards busy {' + '.join(f'{busy:.3g}' for busy in balance.busy)} s of CPU; "
+                          f"the busiest in each level's steps, {balance.busiest:.3g} s in all, against "
+                          f"{balance.even:.3g} s if even"))
     return lines
 
 
