@@ -18,14 +18,14 @@ from nice_attendre.checker import Limits, Progress, dfs
 from nice_attendre.errors import (AppLoadError, InputError, ModelError, NiceAttendreError,
                                   TopologyError, UnknownNameError)
 from nice_attendre.property import Expectation, Metric, Property
-from nice_attendre.result import Discovery, Result, Stats
+from nice_attendre.result import Balance, Discovery, Result, Stats
 from nice_attendre.system import System
 from nice_attendre.frontend.testing import assert_holds, assert_violates
 from nice_attendre.trace import Step, Trace
 
 __all__ = [
     "System", "Property", "Expectation", "Metric", "dfs", "bfs", "Limits", "Progress", "Result", "Stats",
-    "Discovery", "Trace", "Step", "NiceAttendreError", "InputError", "UnknownNameError",
+    "Discovery", "Balance", "Trace", "Step", "NiceAttendreError", "InputError", "UnknownNameError",
     "TopologyError", "AppLoadError", "ModelError", "verify", "assert_holds", "assert_violates",
 ]
 
