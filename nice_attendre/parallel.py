@@ -111,8 +111,9 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
         nonlocal unique, revisits, busiest
         for step in zip(*(intake.seconds for intake in intakes)):
             busiest += max(step)
-        for index, intake in enumerate(intakes):
-            busy[index] += sum(intake.seconds)
+            for index, seconds in enumerate(step):  # summed step by step, as busiest is
+                busy[index] += seconds
+        for intake in intakes:
             unique += intake.new_states
             revisits += intake.revisits
             found.extend((round_index, item) for item in intake.found)
@@ -172,7 +173,7 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
     stats = Stats(transitions, unique, revisits, max_depth, time.monotonic() - start)
     return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metrics,
                   collision_probability=collision_probability(unique, unique + revisits),
-                  balance=Balance(tuple(round(seconds, 6) for seconds in busy), round(busiest, 6)))
+                  balance=Balance(tuple(busy), busiest))
 
 
 def _discoveries(cluster: Cluster, system: Any, found: list[tuple[int, Found]], keep_going: bool) -> list[Discovery]:

@@ -273,7 +273,8 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "collision_probability": result.collision_probability,
         "partition": result.partition,
         "balance": None if result.balance is None else {
-            "shard_seconds": list(result.balance.busy), "busiest_seconds": result.balance.busiest,
+            "shard_seconds": [round(busy, 6) for busy in result.balance.busy],
+            "busiest_seconds": round(result.balance.busiest, 6),
             "efficiency": round(result.balance.efficiency, 4)},
         "violations": [
             {"property": d.property, "expectation": d.expectation.value, "reason": d.reason,

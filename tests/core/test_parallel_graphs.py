@@ -59,9 +59,9 @@ def test_counts_equal_the_dfs_and_depth_is_the_bfs_eccentricity(graph: Graph, sh
     assert result.collision_probability is not None
     balance = result.balance
     assert balance is not None and len(balance.busy) == shards and min(balance.busy) >= 0
-    # each step's busiest shard took at least the mean and at most the sum of the shards' time
-    assert balance.even - 1e-5 <= balance.busiest <= sum(balance.busy) + 1e-5
-    assert 0 < balance.efficiency <= 1.0 + 1e-3
+    # each step's busiest shard took at least any one shard's time and at most all of them
+    assert max(balance.busy) <= balance.busiest <= sum(balance.busy) * (1 + 1e-9)
+    assert 0 < balance.efficiency <= 1.0 + 1e-9
 
 
 @SETTINGS
