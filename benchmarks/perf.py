@@ -213,9 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                 middle = statistics.median(found)
                 print(f"{name:<26} {label:<8} median {middle:>10,.0f} t/s, best {max(found):>10,} t/s over "
                       f"{len(found)} runs: {middle / base:.2f}x the first's median")
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(rows, handle, indent=2)
+    _write_json(args.json, rows)
     return 0
 
 
@@ -234,10 +232,15 @@ def _instruction_table(args: argparse.Namespace, configs: list[tuple[str, str, l
             first = first or per
             print(f"{name:<26} {label:<8} {row['transitions']:>12,} {row['unique_states']:>10,} "
                   f"{row['instructions']:>16,} {per:>11,} {per / first:>7.2f}x  {row['complete']}", flush=True)
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(rows, handle, indent=2)
+    _write_json(args.json, rows)
     return 0
+
+
+def _write_json(path: str | None, rows: list[dict]) -> None:
+    """Write the measurements to ``path`` (``--json``), if given."""
+    if path:
+        with open(path, "w") as handle:
+            json.dump(rows, handle, indent=2)
 
 
 if __name__ == "__main__":

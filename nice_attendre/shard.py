@@ -180,12 +180,13 @@ class Shard:
         started = _cpu()
         report = LevelReport()
         deadline = None if seconds is None else time.monotonic() + seconds
-        # the new successors: fingerprint -> smallest parent, fingerprint -> state (for
-        # another shard's successor when the fingerprint names the owner: the state it is
-        # made from and the peek's handle, built only if the owner asks for it in ship():
-        # most are revisits there)
+        # the new successors: fingerprint -> smallest parent; those built here: fingerprint
+        # -> state; owned by fingerprint, another shard's: fingerprint -> (the state it is made
+        # from, the peek's handle), built only if its owner asks for it in ship() (most are
+        # revisits there)
         parent_of: dict[int, int] = {}
         state_of: dict[int, Any] = {}
+        made_of: dict[int, tuple[Any, Any]] = {}
         seen, peek, build = self.seen, self.peek, self.build
         shards, index = self.shards, self.index
         by_fingerprint = self.partition.name is None
@@ -210,7 +211,7 @@ class Shard:
                 if known is None:
                     parent_of[sfp] = fp
                     if by_fingerprint and (sfp >> 32) % shards != index:  # fingerprint.owner, inlined
-                        state_of[sfp] = (state, handle)
+                        made_of[sfp] = (state, handle)
                     else:
                         state_of[sfp] = build(state, handle)  # only a successor not seen before
                 else:  # reached again in this level from here
@@ -228,13 +229,16 @@ class Shard:
         self._revisits += revisits
         report.transitions = transitions
         outgoing: list[list[int]] = [[] for _ in range(shards)]
-        if by_fingerprint:
-            for sfp in parent_of:
+        if by_fingerprint:  # what is built here is this shard's own
+            outgoing[index] = list(state_of)
+            for sfp in made_of:
                 outgoing[(sfp >> 32) % shards].append(sfp)  # fingerprint.owner(sfp, shards), inlined
+            offered = made_of
         else:
             owner = self._owner
             for sfp, successor in state_of.items():
                 outgoing[owner(successor, sfp)].append(sfp)
+            offered = state_of
         for sfp in outgoing[index]:
             self._offer(sfp, parent_of[sfp], state_of[sfp])
         offers = [b""] * shards
@@ -242,7 +246,7 @@ class Shard:
         for peer, fps in enumerate(outgoing):
             if peer != index and fps:
                 seen.update(fps)  # from now on the owner has them
-                self._outbox[peer] = [state_of[f] for f in fps]
+                self._outbox[peer] = [offered[f] for f in fps]
                 offers[peer] = array("Q", fps).tobytes() + array("Q", [parent_of[f] for f in fps]).tobytes()
         report.seconds = _cpu() - started
         return report, offers
