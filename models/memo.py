@@ -310,7 +310,7 @@ class TransitionMemo:
                                 found = shifts.get(old)
                                 if found is None:
                                     found = shifted(slot, old, items, known, shifts, update)
-                                writes.append((slot, found[0]))
+                                writes.append(found[0])
                                 fingerprint += found[1]
                         else:
                             plain = writes
@@ -337,12 +337,13 @@ class TransitionMemo:
         return found
 
     def _shifted(self, slot: int, queue: int, items: tuple[int, ...], known: dict[int, int],
-                 shifts: dict[int, tuple[int, int]],
-                 update: Callable[[int, Any, Any, Any], int]) -> tuple[int, int]:
-        """The id of queue ``queue`` in ``slot`` with ``items`` appended and what that adds to
-        a state's fingerprint, remembered in ``shifts`` while the table has room."""
+                 shifts: dict[int, tuple[tuple[int, int], int]],
+                 update: Callable[[int, Any, Any, Any], int]) -> tuple[tuple[int, int], int]:
+        """``((slot, the id of queue ``queue`` with ``items`` appended), what that adds to a
+        state's fingerprint)``, remembered in ``shifts`` while the table has room (the write
+        pair kept whole: a replay appends it as it is)."""
         found = self._appended(queue, items, known)
-        shift = (found, update(0, {slot: queue}, {slot: found}, (slot,)))
+        shift = ((slot, found), update(0, {slot: queue}, {slot: found}, (slot,)))
         if self.size < self.capacity:
             shifts[queue] = shift
             self.size += 1

@@ -33,6 +33,7 @@ import pickle
 import time
 from array import array
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Sequence
 
 from nice_attendre.codec import PickleCodec
@@ -239,8 +240,13 @@ class Shard:
             for sfp, successor in state_of.items():
                 outgoing[owner(successor, sfp)].append(sfp)
             offered = state_of
-        for sfp in outgoing[index]:
-            self._offer(sfp, parent_of[sfp], state_of[sfp])
+        # This shard's own successors start the next level's tables (empty until now: the
+        # other shards' offers come in want(), after every shard has expanded), in the order
+        # they were made. None is stored yet (the loop above skipped the stored ones), and each
+        # is in ``parent_of`` once, with its smallest parent from here.
+        own = outgoing[index]
+        self._next_parent = {sfp: parent_of[sfp] for sfp in own}
+        self._next_state = state_of if by_fingerprint else {sfp: state_of[sfp] for sfp in own}
         offers = [b""] * shards
         self._outbox = [[] for _ in range(shards)]
         for peer, fps in enumerate(outgoing):
@@ -326,33 +332,15 @@ class Shard:
         self._want_seconds = self._ship_seconds = 0.0
         return intake
 
-    def _offer(self, fp: int, parent: int, state: Any) -> None:
-        """A successor this shard owns and has in hand."""
-        if fp in self.seen:
-            self._revisits += 1
-            return
-        known = self._next_parent.get(fp)
-        if known is not None:
-            self._revisits += 1
-            if parent < known:
-                self._next_parent[fp] = parent
-            return
-        self._next_parent[fp] = parent
-        self._next_state[fp] = state
-
     def _close_level(self) -> Intake:
         """Store the new states of the level and check them, in the order they were first
         reached (siblings together: their components are warm in the caches, which saves
         about a tenth of the time against fingerprint order)."""
         parents, states = self._next_parent, self._next_state
         intake = Intake(len(parents), self._revisits)
-        log = self.parent_log.append
+        self.parent_log.extend(chain.from_iterable(parents.items()))
         check = self._check
-        events = []
-        for fp, parent in parents.items():
-            log(fp)
-            log(parent)
-            events.append(check(fp, states[fp], intake))
+        events = [check(fp, states[fp], intake) for fp in parents]
         self._stored += len(parents)
         self.seen.update(parents)
         self._frontier_fps = list(parents)
