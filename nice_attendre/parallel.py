@@ -28,10 +28,15 @@ What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
 * limits: ``max_transitions`` is split between the shards per level and never exceeded;
   ``max_states`` and ``max_depth`` apply at level ends (the last level may store more states
   than ``max_states``); ``max_seconds`` is checked within levels too. Ctrl-C ends the search with the
-  counts of the levels completed.
+  counts of the levels completed. With a :class:`~nice_attendre.watchdog.Watchdog` (the
+  command line's), its limits and signals stop the search as they stop the DFS: its deadline
+  and Ctrl-C, and its memory bound applied to this process and the workers' together; the
+  shards end the level they are expanding early (in worker processes; Ray actors finish their
+  step), and the report gives the counts up to there.
 """
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import pickle
@@ -49,6 +54,7 @@ from nice_attendre.result import Balance, Discovery, Result, Stats
 from nice_attendre.shard import Found, Intake, LevelReport, Shard, tune_gc
 from nice_attendre.trace import Step, Trace
 from nice_attendre.visited import collision_probability
+from nice_attendre.watchdog import Watchdog, memory_usage
 
 #: ``make()`` -> (system, properties, metrics): builds the model in each place it runs.
 ModelFactory = Callable[[], "tuple[Any, Sequence[Property], Sequence[Metric]]"]
@@ -84,17 +90,34 @@ class Cluster(Protocol):
         """Stop every shard (also after an error or Ctrl-C)."""
         ...
 
+    def stop(self) -> None:
+        """Ask the shards to end the level they are expanding early (called from a signal
+        handler: it only sets a flag; a cluster that cannot reach its shards at once does
+        nothing, and they stop at the end of the step)."""
+        ...
+
+    def memory(self) -> int:
+        """Bytes of memory the shards use outside this process (0 if they run in it)."""
+        ...
+
 
 # ---- the search ---------------------------------------------------------------------------
 
 
 def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *,
            limits: Limits = Limits(), keep_going: bool = False, progress: ProgressCallback | None = None,
-           progress_interval: float = 0.5) -> Result:
+           progress_interval: float = 0.5, watchdog: Watchdog | None = None) -> Result:
     """Explore ``system`` with the shards of ``cluster``; see the module docstring for what is
-    reported. ``system`` (this process's copy) rebuilds the traces. Closes the cluster."""
+    reported. ``system`` (this process's copy) rebuilds the traces. Closes the cluster.
+
+    ``watchdog``: bound for the search (see :meth:`Watchdog.bind`), with the cluster's
+    :meth:`~Cluster.stop` and this process's and the workers' memory."""
     start = time.monotonic()
     deadline = None if limits.max_seconds is None else start + limits.max_seconds
+    if watchdog is not None and watchdog.deadline is not None:
+        deadline = watchdog.deadline if deadline is None else min(deadline, watchdog.deadline)
+    stop_at = [math.inf]  # lowered to -1 by the watchdog: a limit or a signal stops the search
+    signum: int | None = None
     next_progress = start + progress_interval
     shards = cluster.shards
     transitions = unique = revisits = max_depth = level = 0
@@ -123,12 +146,25 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
                 metrics[name] = (min(old[0], low), max(old[1], high))
         return sum(intake.new_states for intake in intakes)
 
+    def stopped() -> str | None:
+        """The watchdog's reason to stop, if it asked."""
+        nonlocal signum
+        if stop_at[0] >= 0 or watchdog is None:
+            return None
+        signum = watchdog.signum
+        return watchdog.reason or "interrupted"
+
+    if watchdog is not None:
+        watchdog.bind(stop_at, on_stop=cluster.stop, memory=lambda: process_memory() + cluster.memory())
     try:
         for round_index in range(len(system.initial_states())):
             frontier = take_in(cluster.seed(round_index))
             level = 0
             while True:
-                if found and not keep_going:
+                stop_reason = stopped()
+                if stop_reason is not None:
+                    pass
+                elif found and not keep_going:
                     stop_reason = "violation"
                 elif not frontier:
                     break
@@ -149,6 +185,8 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
                     busy[index] += report.seconds
                     transitions += report.transitions
                     depth_cut = depth_cut or report.depth_cut
+                    if report.stop_reason == "stopped":  # the watchdog asked: its reason
+                        stop_reason = stop_reason or stopped() or "interrupted"
                     stop_reason = stop_reason or report.stop_reason
                 frontier = take_in(cluster.take())
                 level += 1
@@ -158,22 +196,27 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
                 if progress is not None and now >= next_progress:
                     next_progress = now + progress_interval
                     progress(Progress(transitions, unique, level, max_depth, now - start))
+                stop_reason = stop_reason or stopped()
                 if stop_reason is not None:
                     break
             if stop_reason is not None:
                 break
+        if watchdog is not None:  # the traces are the report's: no limit cuts them short
+            watchdog.unbind()
         discoveries = _discoveries(cluster, system, found, keep_going) if found else []
-    except KeyboardInterrupt:
-        stop_reason = "interrupted"
+    except KeyboardInterrupt as exc:
+        stop_reason, signum = "interrupted", getattr(exc, "signum", signal.SIGINT)
         discoveries = []
     finally:
+        if watchdog is not None:
+            watchdog.unbind()
         cluster.close()
     unmet = [p for p in properties if p.expectation is Expectation.SOMETIMES and p.name not in held]
     stop_reason = end_of_search(stop_reason, depth_cut, unmet, discoveries)
     stats = Stats(transitions, unique, revisits, max_depth, time.monotonic() - start)
     return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metrics,
                   collision_probability=collision_probability(unique, unique + revisits),
-                  balance=Balance(tuple(busy), busiest))
+                  balance=Balance(tuple(busy), busiest), signal=signum if stop_reason == "interrupted" else None)
 
 
 def _discoveries(cluster: Cluster, system: Any, found: list[tuple[int, Found]], keep_going: bool) -> list[Discovery]:
@@ -251,6 +294,9 @@ class InProcessCluster:
         self.shards = shards
         self._shards = [Shard(i, shards, system, properties, metrics, max_depth=max_depth, partition=partition)
                         for i in range(shards)]
+        self._stop = _Flag()
+        for shard in self._shards:
+            shard.stop = self._stop
         self._payloads: list[list[bytes]] = [[b""] * shards for _ in range(shards)]
 
     def seed(self, position: int) -> list[Intake]:
@@ -274,18 +320,35 @@ class InProcessCluster:
     def close(self) -> None:
         self._shards = []
 
+    def stop(self) -> None:
+        self._stop.value = 1
+
+    def memory(self) -> int:
+        return 0  # the shards are in this process
+
+
+class _Flag:
+    """A stop flag in this process (a worker process shares a ``RawValue`` instead)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
 
 # ---- worker processes on this machine -------------------------------------------------------
 
 
 def _serve(conn: Any, index: int, shards: int, model: tuple[Any, Sequence[Property], Sequence[Metric]],
-           max_depth: int | None, partition: Partition) -> None:
-    """A worker process: run shard ``index``'s methods as the coordinator asks."""
+           max_depth: int | None, partition: Partition, stop: Any) -> None:
+    """A worker process: run shard ``index``'s methods as the coordinator asks (``stop``: the
+    flag, in memory shared with the coordinator, that ends an expansion early)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     tune_gc()
     try:
         system, properties, metrics = model
         shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth, partition=partition)
+        shard.stop = stop
     except BaseException as exc:  # noqa: BLE001 - reported to the coordinator
         conn.send(("error", _portable(exc)))
         return
@@ -334,10 +397,13 @@ class ProcessCluster:
         self._conns: list[Any] = []
         self._procs: list[Any] = []
         self._payloads: list[list[bytes]] | None = None
+        self._stop = context.RawValue("b", 0)
+        self._memory = (0.0, 0)  # (when, bytes): the workers' memory, read at most once a second
         try:
             for index in range(shards):
                 mine, theirs = context.Pipe()
-                process = context.Process(target=_serve, args=(theirs, index, shards, model, max_depth, partition),
+                process = context.Process(target=_serve, args=(theirs, index, shards, model, max_depth, partition,
+                                                               self._stop),
                                           name=f"nice-attendre-shard-{index}", daemon=True)
                 process.start()
                 theirs.close()
@@ -399,6 +465,42 @@ class ProcessCluster:
         for conn in self._conns:
             conn.close()
         self._conns, self._procs = [], []
+
+    def stop(self) -> None:
+        self._stop.value = 1
+
+    def memory(self) -> int:
+        """The workers' memory (:func:`process_memory`), read again at most once a second
+        (reading it makes the kernel walk the workers' page tables)."""
+        now = time.monotonic()
+        when, total = self._memory
+        if now - when >= 1.0:
+            total = sum(process_memory(process.pid) for process in self._procs if process.pid is not None)
+            self._memory = (now, total)
+        return total
+
+
+def process_memory(pid: int | None = None) -> int:
+    """The memory of process ``pid`` (this one by default) in bytes, as its share of the
+    machine's: its proportional set size where Linux tells it (pages shared by processes
+    forked from one another count once in all, so a sum over the coordinator and its workers
+    is what they use together), else its resident size (this process's peak where /proc is
+    missing; another process's then counts as 0)."""
+    where = "self" if pid is None else str(pid)
+    try:
+        with open(f"/proc/{where}/smaps_rollup", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    if pid is None:
+        return memory_usage()
+    try:
+        with open(f"/proc/{where}/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def cpu_count() -> int:

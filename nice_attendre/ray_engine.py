@@ -134,6 +134,14 @@ class RayCluster:
     def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
         return self._get([a.parents.remote(list(fps)) for a, fps in zip(self._actors, fingerprints)])
 
+    def stop(self) -> None:
+        """Nothing: an actor finishes the step it is running (the search stops after it)."""
+
+    def memory(self) -> int:
+        """0: the actors' memory is not measured here (they may run on other machines);
+        ``--max-memory`` is refused with ``--engine ray``."""
+        return 0
+
     def close(self) -> None:
         ray = self._ray
         for actor in self._actors:

@@ -77,7 +77,9 @@ class LevelReport:
 
     transitions: int = 0
     depth_cut: bool = False
-    stop_reason: str | None = None  # "max-transitions" or "max-seconds": work was left undone
+    #: "max-transitions", "max-seconds" or "stopped" (the coordinator asked, see
+    #: :attr:`Shard.stop`): work was left undone
+    stop_reason: str | None = None
     seconds: float = 0.0  # CPU time spent expanding
 
 
@@ -150,6 +152,9 @@ class Shard:
         self._outbox: list[list[Any]] = []
         self._awaiting: list[list[int]] = []  # per sender: fingerprints asked of it, in order
         self._want_seconds = self._ship_seconds = 0.0  # this level's, reported by take()
+        #: set by the coordinator (an object whose ``value`` turns true: a flag in memory
+        #: shared with a worker process) to end the current expansion early, as a limit does
+        self.stop: Any = None
 
     # ---- the search ---------------------------------------------------------------------
 
@@ -173,7 +178,8 @@ class Shard:
         """Apply every event of every frontier state and route the successors.
 
         Stops early, with work left undone, rather than exceed ``budget`` transitions or
-        ``seconds`` (the report then says why; the search ends after this level). Keeps the
+        ``seconds``, or when :attr:`stop` is set (the report then says why; the search ends
+        after this level). Keeps the
         successors this shard owns; returns the report and, per shard, an *offer*: the
         fingerprints and parents of the successors it owns, whose states :meth:`ship` sends
         if the owner asks for them (``b""`` for none, and for this shard itself).
@@ -194,6 +200,8 @@ class Shard:
         cut = self.max_depth is not None and self.level >= self.max_depth
         transitions = revisits = 0
         next_check = _CHECK_EVERY
+        stop = self.stop
+        checking = deadline is not None or stop is not None
         for fp, state, events in zip(self._frontier_fps, self._frontier_states, self._frontier_events):
             if not events:
                 continue
@@ -222,9 +230,12 @@ class Shard:
             transitions += len(events)
             if report.stop_reason:
                 break
-            if deadline is not None and transitions >= next_check:
+            if checking and transitions >= next_check:
                 next_check = transitions + _CHECK_EVERY
-                if time.monotonic() >= deadline:
+                if stop is not None and stop.value:
+                    report.stop_reason = "stopped"
+                    break
+                if deadline is not None and time.monotonic() >= deadline:
                     report.stop_reason = "max-seconds"
                     break
         self._revisits += revisits

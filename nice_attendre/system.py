@@ -103,7 +103,8 @@ class Partitionable(Protocol[S]):
     half of the successors of a state go to another shard (with two), each shard meets every
     kind of transition, and a shard's memo of transitions repeats the others'. By a part of
     the state that most transitions leave alone (a controller's state, say), most successors
-    stay where they were made (:mod:`nice_attendre.partition` chooses one from a sample):
+    stay where they were made (the user names the part: ``--partition``; see
+    :mod:`nice_attendre.partition`):
 
     * ``state_parts()`` maps a name to a part: a tuple of positions in the state, the same
       in every process (for the network: its slots, grouped by kind);

@@ -7,7 +7,8 @@ make ``--max-seconds`` meaningless. A :class:`Watchdog` adds a periodic timer si
 
 * the deadline (``max_seconds``, counted from when the watchdog starts, so it covers
   building the network: importing the app, switch joins);
-* the process's memory (``max_memory``, resident bytes);
+* the process's memory (``max_memory``, resident bytes; a partitioned search counts its
+  worker processes too, see :meth:`Watchdog.bind`);
 * how long the current call into user code has run (``call_seconds``): a handler stuck in
   a loop gets :class:`~nice_attendre.errors.CallTimeout` raised inside it, which the
   platform reports as an app exception with its trace.
@@ -150,6 +151,10 @@ class Watchdog:
         self._seen_since = 0.0
         self._signals = 0
         self._timer_started = 0.0
+        #: the memory ``max_memory`` bounds, in bytes: this process's by default; a search
+        #: whose states live in other processes too binds its own measure (see :meth:`bind`)
+        self.memory: Callable[[], int] = memory_usage
+        self._on_stop: Callable[[], None] | None = None
 
     # ---- lifetime ---------------------------------------------------------------------
 
@@ -195,10 +200,19 @@ class Watchdog:
 
     # ---- the search ---------------------------------------------------------------------
 
-    def bind(self, stop_at: list[float]) -> None:
+    def bind(self, stop_at: list[float], *, on_stop: Callable[[], None] | None = None,
+             memory: Callable[[], int] | None = None) -> None:
         """A search starts: it stops once its transition count reaches ``stop_at[0]``,
-        which the watchdog lowers to -1 when a limit or a signal asks it to stop."""
+        which the watchdog lowers to -1 when a limit or a signal asks it to stop.
+
+        ``on_stop`` is also called then (once; from a signal handler, so it must only set a
+        flag): a search running in other processes passes on the request. ``memory``
+        replaces what ``max_memory`` bounds until :meth:`unbind` (a partitioned search: this
+        process's memory and its workers')."""
         self.stop_at = stop_at
+        self._on_stop = on_stop
+        if memory is not None:
+            self.memory = memory
         self.phase = "search"
         if not self._entered:
             self.deadline = None if self.max_seconds is None else self.clock() + self.max_seconds
@@ -211,13 +225,15 @@ class Watchdog:
         """The search ended: from now on signals interrupt at once and the limits are off."""
         self.phase = "report"
         self.stop_at = [math.inf]
+        self._on_stop = None
+        self.memory = memory_usage
 
     def poll(self, now: float) -> None:
         """The loop's own check (every 1024 transitions, and when no timer runs): the
         deadline and the memory bound."""
         if self.deadline is not None and now >= self.deadline:
             self._limit("max-seconds")
-        elif self.max_memory is not None and memory_usage() > self.max_memory:
+        elif self.max_memory is not None and self.memory() > self.max_memory:
             self._limit("max-memory")
 
     # ---- signal handlers --------------------------------------------------------------
@@ -231,6 +247,9 @@ class Watchdog:
         if self.reason is None:
             self.reason, self.signum = reason, signum
         self.stop_at[0] = -1
+        if self._on_stop is not None:
+            on_stop, self._on_stop = self._on_stop, None
+            on_stop()
         if self.guard.active:  # in user code: nothing of ours is half done there
             raise StopRequest(self.reason, self.signum)
 

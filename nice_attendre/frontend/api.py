@@ -167,7 +167,7 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
     """
     from nice_attendre.frontend import resume as checkpoints
 
-    check_engine(workers, engine, address, partition)
+    check_engine(workers, engine, address, partition, limits.max_memory)
     if shortest:
         from nice_attendre.breadth_first import bfs, check_shortest
 
@@ -193,7 +193,7 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
             built = (run.network, run.properties, run.metrics)
             cluster = ProcessCluster(lambda: built, workers, max_depth=limits.max_depth, partition=owned_by)
         result = partitioned(cluster, run.network, run.properties, limits=limits, keep_going=keep_going,
-                             progress=progress)
+                             progress=progress, watchdog=watchdog)
         return dataclasses.replace(result, system=run.network, partition=owned_by.describe())
     if not math.isfinite(checkpoint_every) or checkpoint_every < 0:
         raise InputError(f"checkpoint_every must be a finite number of seconds >= 0, got {checkpoint_every}")
@@ -236,14 +236,20 @@ def model(app: Any, **options: Any) -> tuple[Any, tuple[Property, ...], tuple[Me
 ENGINES = ("processes", "ray")
 
 
-def check_engine(workers: int, engine: str, address: str | None, partition: str = FINGERPRINT) -> None:
-    """Fail early on a bad combination of ``workers``, ``engine``, ``address`` and ``partition``."""
+def check_engine(workers: int, engine: str, address: str | None, partition: str = FINGERPRINT,
+                 max_memory: int | None = None) -> None:
+    """Fail early on a bad combination of ``workers``, ``engine``, ``address``, ``partition``
+    and ``max_memory``."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be a whole number >= 1, got {workers!r}")
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
     if address is not None and engine != "ray":
         raise InputError("--address joins a Ray cluster: use it with --engine ray")
+    if max_memory is not None and engine == "ray":
+        raise InputError("--max-memory bounds the memory of this machine's processes, and Ray actors may run "
+                         "on others: drop it with --engine ray (Ray's own memory monitor bounds its workers), "
+                         "or use --workers N without --engine")
     if partition != FINGERPRINT and workers == 1 and engine == "processes":
         raise InputError("--partition shares the states among the shards of a partitioned search: "
                          "use it with --workers N or --engine ray")
@@ -315,7 +321,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     """
     limits = Limits(max_transitions, max_states, max_depth, max_seconds, max_memory)
     check_handler_seconds(max_handler_seconds)
-    check_engine(workers, engine, address)
+    check_engine(workers, engine, address, max_memory=max_memory)
     if shortest:
         from nice_attendre.breadth_first import check_shortest
 

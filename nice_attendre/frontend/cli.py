@@ -177,7 +177,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     packets = traffic["packets"]
     _check_output(json_path, "--json")
     _check_output(trace_path, "--trace-out")
-    check_engine(workers, engine, address, partition)
+    check_engine(workers, engine, address, partition, max_memory)
     if shortest:
         from nice_attendre.breadth_first import check_shortest
 

@@ -103,6 +103,26 @@ def test_bad_engine_options_are_one_line_errors() -> None:
     assert engine.exit_code == 2 and "'spark' is not one of" in engine.output
 
 
+def test_limits_stop_workers_and_the_report_gives_what_they_explored(tmp_path: Path) -> None:
+    """--max-seconds and --max-memory end a --workers search as they end the sequential one:
+    the report has the counts explored (not 'before the search'), exit 3."""
+    out = tmp_path / "r.json"
+    for limit in (["--max-seconds", "1.5"], ["--max-memory", "120M"]):
+        result = run("verify", "route-flow", "--topology", "linear:5", "--packets", "2", "--workers", "2",
+                     *limit, "--json", str(out))
+        assert result.exit_code == 3, result.output
+        assert f"  search           INCOMPLETE  (stopped by {limit[0]})" in result.output.splitlines()
+        data = json.loads(out.read_text())
+        assert (data["verdict"], data["stop_reason"]) == ("incomplete", limit[0][2:])
+        assert 0 < int(counts(result.output)["transitions"].replace(",", "")) < 2_390_328
+
+
+def test_max_memory_is_refused_with_ray() -> None:
+    result = run("verify", *PINNED, "--engine", "ray", "--max-memory", "1G")
+    assert result.exit_code == 2
+    assert result.output.startswith("Error: --max-memory bounds the memory of this machine's processes")
+
+
 def test_a_state_without_a_canonical_encoding_is_one_clear_error() -> None:
     app = f"{ROOT / 'tests' / 'data' / 'apps' / 'opaque_state.py'}:CountPacketIns"
     exact = run("verify", app, "--topology", "linear:1")

@@ -195,12 +195,85 @@ def test_ctrl_c_ends_a_parallel_search_cleanly() -> None:
     assert not [p for p in multiprocessing.active_children() if p.name.startswith("nice-attendre-shard")]
 
 
+_HOARD: list[bytes] = []
+
+
+class Hoarding(Chain):
+    """A :class:`Chain` whose every transition keeps 64 KiB in the process that makes it."""
+
+    def apply(self, state: int, event: str) -> int:
+        _HOARD.append(b"x" * (64 << 10))
+        return super().apply(state, event)
+
+
 def test_max_seconds_ends_a_parallel_search() -> None:
     chain = Chain(10_000, sleep=0.001)
     cluster = ProcessCluster(lambda: (chain, (), ()), 2)
     result = search(cluster, chain, (), limits=Limits(max_seconds=0.3))
     assert not result.complete and result.stop_reason == "max-seconds"
     assert 0 < result.stats.transitions < 9_999
+
+
+class Fan:
+    """0 -> 1..width (one level of ``width`` states) -> width+1, each step taking ``sleep``
+    seconds: a wide level that takes long to expand."""
+
+    def __init__(self, width: int, sleep: float) -> None:
+        self.width, self.sleep = width, sleep
+
+    def initial_states(self) -> tuple[int, ...]:
+        return (0,)
+
+    def enabled(self, state: int) -> tuple[int, ...]:
+        if state == 0:
+            return tuple(range(1, self.width + 1))
+        return (self.width + 1,) if state <= self.width else ()
+
+    def apply(self, state: int, event: int) -> int:
+        if state:
+            import time
+
+            time.sleep(self.sleep)
+        return event
+
+
+def test_a_signal_to_the_watchdog_stops_the_workers_within_a_level() -> None:
+    """Ctrl-C (here SIGINT sent by a timer) reaches a search bound to the command's
+    watchdog: the workers end the level they are expanding early, and the result has the
+    counts up to there and the signal."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from nice_attendre.watchdog import Watchdog
+
+    fan = Fan(20_000, sleep=0.0005)  # level 1: 10,000 slow transitions per worker, 5 s or more each
+    with Watchdog() as watchdog:
+        timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+        started = time.monotonic()
+        timer.start()
+        try:
+            result = search(ProcessCluster(lambda: (fan, (), ()), 2), fan, (), watchdog=watchdog)
+        finally:
+            timer.cancel()
+        elapsed = time.monotonic() - started
+    assert (result.stop_reason, result.signal, result.complete) == ("interrupted", signal.SIGINT, False)
+    assert 20_000 < result.stats.transitions < 40_000  # level 0 done, level 1 cut short
+    assert elapsed < 4.0  # less than one worker's half of level 1
+
+
+def test_max_memory_counts_the_workers_memory() -> None:
+    """The watchdog's memory bound covers the worker processes: workers that grow past it
+    stop the search, though this process stays far below it."""
+    from nice_attendre.parallel import process_memory
+    from nice_attendre.watchdog import Watchdog
+
+    hoard = Hoarding(3_000, sleep=0.002)  # each worker keeps 64 KiB per transition: 96 MiB each in all
+    with Watchdog(max_memory=process_memory() + (64 << 20)) as watchdog:
+        result = search(ProcessCluster(lambda: (hoard, (), ()), 2), hoard, (), watchdog=watchdog)
+    assert (result.stop_reason, result.complete) == ("max-memory", False)
+    assert 0 < result.stats.transitions < 2_999
 
 
 class Scatter:
