@@ -340,7 +340,7 @@ class _Flag:
 
 
 def _serve(conn: Any, index: int, shards: int, model: tuple[Any, Sequence[Property], Sequence[Metric]],
-           max_depth: int | None, partition: Partition, stop: Any) -> None:
+           max_depth: int | None, partition: Partition, stop: Any, call_seconds: float | None) -> None:
     """A worker process: run shard ``index``'s methods as the coordinator asks (``stop``: the
     flag, in memory shared with the coordinator, that ends an expansion early)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
@@ -352,7 +352,20 @@ def _serve(conn: Any, index: int, shards: int, model: tuple[Any, Sequence[Proper
     except BaseException as exc:  # noqa: BLE001 - reported to the coordinator
         conn.send(("error", _portable(exc)))
         return
-    conn.send(("ok", None))
+    # This process's own watchdog, on the guard of its copy of the model: an app handler
+    # that runs longer than ``call_seconds`` becomes the violation app-exception, as in the
+    # sequential search, and one still running when the coordinator stops the search is
+    # stopped too (a stop never raises outside a call into the app: see Watchdog).
+    watchdog = Watchdog(guard=getattr(system, "guard", None), call_seconds=call_seconds, signals=False,
+                        stop_flag=stop)
+    with watchdog:
+        watchdog.bind([math.inf])
+        conn.send(("ok", None))
+        _answer(conn, shard)
+
+
+def _answer(conn: Any, shard: Shard) -> None:
+    """Run the coordinator's requests on ``shard`` until it closes the connection."""
     while True:
         try:
             method, args = conn.recv()
@@ -381,12 +394,15 @@ def _portable(exc: BaseException) -> BaseException:
 class ProcessCluster:
     """``shards`` worker processes forked from this one (each inherits the built model).
 
+    ``call_seconds`` bounds each call into the app in the workers, as the command line's
+    ``--max-handler-seconds`` does in the sequential search (see :class:`Watchdog`).
+
     Payloads travel through this process as opaque bytes. A worker that dies raises
     :class:`WorkerError`; :meth:`close` ends every worker.
     """
 
     def __init__(self, make: ModelFactory, shards: int, *, max_depth: int | None = None,
-                 partition: Partition = BY_FINGERPRINT) -> None:
+                 partition: Partition = BY_FINGERPRINT, call_seconds: float | None = None) -> None:
         if shards < 1:
             raise ValueError(f"shards must be at least 1, got {shards}")
         if "fork" not in multiprocessing.get_all_start_methods():
@@ -403,7 +419,7 @@ class ProcessCluster:
             for index in range(shards):
                 mine, theirs = context.Pipe()
                 process = context.Process(target=_serve, args=(theirs, index, shards, model, max_depth, partition,
-                                                               self._stop),
+                                                               self._stop, call_seconds),
                                           name=f"nice-attendre-shard-{index}", daemon=True)
                 process.start()
                 theirs.close()

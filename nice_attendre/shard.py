@@ -37,6 +37,7 @@ from itertools import chain
 from typing import Any, Sequence
 
 from nice_attendre.codec import PickleCodec
+from nice_attendre.errors import StopRequest
 from nice_attendre.fingerprint import peek_functions
 from nice_attendre.partition import BY_FINGERPRINT, Partition, owner_function
 from nice_attendre.property import Expectation, Metric, Property
@@ -202,42 +203,48 @@ class Shard:
         next_check = _CHECK_EVERY
         stop = self.stop
         checking = deadline is not None or stop is not None
-        for fp, state, events in zip(self._frontier_fps, self._frontier_states, self._frontier_events):
-            if not events:
-                continue
-            if cut:
-                report.depth_cut = True
-                break
-            if budget is not None and transitions + len(events) > budget:
-                events = events[:budget - transitions]
-                report.stop_reason = "max-transitions"
-            for event in events:
-                sfp, handle = peek(state, fp, event)
-                if sfp in seen:
-                    revisits += 1
+        event: Any = None
+        events = ()
+        try:
+            for fp, state, events in zip(self._frontier_fps, self._frontier_states, self._frontier_events):
+                if not events:
                     continue
-                known = parent_of.get(sfp)
-                if known is None:
-                    parent_of[sfp] = fp
-                    if by_fingerprint and (sfp >> 32) % shards != index:  # fingerprint.owner, inlined
-                        made_of[sfp] = (state, handle)
-                    else:
-                        state_of[sfp] = build(state, handle)  # only a successor not seen before
-                else:  # reached again in this level from here
-                    revisits += 1
-                    if fp < known:
+                if cut:
+                    report.depth_cut = True
+                    break
+                if budget is not None and transitions + len(events) > budget:
+                    events = events[:budget - transitions]
+                    report.stop_reason = "max-transitions"
+                for event in events:
+                    sfp, handle = peek(state, fp, event)
+                    if sfp in seen:
+                        revisits += 1
+                        continue
+                    known = parent_of.get(sfp)
+                    if known is None:
                         parent_of[sfp] = fp
-            transitions += len(events)
-            if report.stop_reason:
-                break
-            if checking and transitions >= next_check:
-                next_check = transitions + _CHECK_EVERY
-                if stop is not None and stop.value:
-                    report.stop_reason = "stopped"
+                        if by_fingerprint and (sfp >> 32) % shards != index:  # fingerprint.owner, inlined
+                            made_of[sfp] = (state, handle)
+                        else:
+                            state_of[sfp] = build(state, handle)  # only a successor not seen before
+                    else:  # reached again in this level from here
+                        revisits += 1
+                        if fp < known:
+                            parent_of[sfp] = fp
+                transitions += len(events)
+                if report.stop_reason:
                     break
-                if deadline is not None and time.monotonic() >= deadline:
-                    report.stop_reason = "max-seconds"
-                    break
+                if checking and transitions >= next_check:
+                    next_check = transitions + _CHECK_EVERY
+                    if stop is not None and stop.value:
+                        report.stop_reason = "stopped"
+                        break
+                    if deadline is not None and time.monotonic() >= deadline:
+                        report.stop_reason = "max-seconds"
+                        break
+        except StopRequest:  # the worker's watchdog stopped a call into the app: the search ends
+            report.stop_reason = "stopped"  # (that transition not made: its event is not counted)
+            transitions += next(i for i, done in enumerate(events) if done is event)
         self._revisits += revisits
         report.transitions = transitions
         outgoing: list[list[int]] = [[] for _ in range(shards)]

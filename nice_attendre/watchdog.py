@@ -118,7 +118,8 @@ class Watchdog:
     * ``max_memory``: resident bytes of the process;
     * ``call_seconds``: how long one call into user code (marked by ``guard``) may run;
     * ``signals``: turn SIGINT (and SIGTERM/SIGHUP when :func:`raise_interrupted` handles
-      them) into a clean stop of the search.
+      them) into a clean stop of the search;
+    * ``stop_flag``: stop (reason ``stopped``) once another process sets its ``value``.
 
     After the search, ``reason`` is the limit that stopped it (``max-seconds``,
     ``max-memory`` or ``interrupted``) or ``None``; ``signum`` the signal, if any.
@@ -126,7 +127,8 @@ class Watchdog:
 
     def __init__(self, *, guard: CallGuard | None = None, max_seconds: float | None = None,
                  max_memory: int | None = None, call_seconds: float | None = None,
-                 signals: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
+                 signals: bool = True, clock: Callable[[], float] = time.monotonic,
+                 stop_flag: Any = None) -> None:
         for name, value in (("max_seconds", max_seconds), ("call_seconds", call_seconds)):
             if value is not None and (not math.isfinite(value) or value < 0):
                 raise ValueError(f"{name} must be a finite number >= 0, got {value}")
@@ -138,6 +140,9 @@ class Watchdog:
         self.call_seconds = call_seconds
         self.signals = signals
         self.clock = clock
+        #: an object whose ``value`` another process sets to stop this one's search (a
+        #: worker's: see :mod:`nice_attendre.parallel`); checked as the limits are
+        self.stop_flag = stop_flag
         self.deadline: float | None = None
         self.phase = "build"
         self.stop_at: list[float] = [math.inf]
@@ -171,7 +176,7 @@ class Watchdog:
                     self._saved_handlers[signum] = current
                     signal.signal(signum, self._on_signal)
         if hasattr(signal, "setitimer") and (self.max_seconds is not None or self.max_memory is not None
-                                             or self.call_seconds is not None):
+                                             or self.call_seconds is not None or self.stop_flag is not None):
             tick = TICK
             for limit in (self.max_seconds, self.call_seconds):
                 if limit is not None:
@@ -235,6 +240,8 @@ class Watchdog:
             self._limit("max-seconds")
         elif self.max_memory is not None and self.memory() > self.max_memory:
             self._limit("max-memory")
+        elif self.stop_flag is not None and self.stop_flag.value:
+            self._limit("stopped")
 
     # ---- signal handlers --------------------------------------------------------------
 

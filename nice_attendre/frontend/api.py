@@ -191,7 +191,8 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
                                  partition=owned_by)
         else:
             built = (run.network, run.properties, run.metrics)
-            cluster = ProcessCluster(lambda: built, workers, max_depth=limits.max_depth, partition=owned_by)
+            cluster = ProcessCluster(lambda: built, workers, max_depth=limits.max_depth, partition=owned_by,
+                                     call_seconds=None if watchdog is None else watchdog.call_seconds)
         result = partitioned(cluster, run.network, run.properties, limits=limits, keep_going=keep_going,
                              progress=progress, watchdog=watchdog)
         return dataclasses.replace(result, system=run.network, partition=owned_by.describe())

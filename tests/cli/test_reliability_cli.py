@@ -213,13 +213,16 @@ def test_unreachable_receiver_is_refused() -> None:
 
 # ---- 2. bounded time ---------------------------------------------------------------------------
 
-def test_max_seconds_bounds_a_run_whose_handler_sleeps(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_max_seconds_bounds_a_run_whose_handler_sleeps(tmp_path: Path, workers: str) -> None:
     # Each packet-in sleeps 2 s; the clock used to be read every 1024 transitions only
-    # (376 s under --max-seconds 1). The subprocess timeout would catch a hang.
+    # (376 s under --max-seconds 1). The subprocess timeout would catch a hang. In worker
+    # processes, the coordinator's stop reaches the handler through the worker's watchdog.
     out = tmp_path / "r.json"
     proc = script("verify", app("Sleeps"), "-t", "linear:3", "-n", "2", "--max-seconds", "1",
-                  "--json", str(out), cwd=tmp_path, timeout=60)
+                  "--json", str(out), "--workers", workers, cwd=tmp_path, timeout=60)
     assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    assert "  search           INCOMPLETE  (stopped by --max-seconds)" in proc.stdout.splitlines()
     data = json.loads(out.read_text())
     assert (data["stop_reason"], data["verdict"]) == ("max-seconds", "incomplete")
     assert data["transitions"] < 10  # at most one handler call ran to its end
@@ -256,9 +259,11 @@ def test_max_seconds_must_be_finite(value: str) -> None:
     assert "Invalid value for '--max-seconds'" in result.stderr
 
 
-def test_a_handler_stuck_in_a_loop_is_an_app_exception_with_its_trace(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_handler_stuck_in_a_loop_is_an_app_exception_with_its_trace(tmp_path: Path, workers: str) -> None:
+    """Also in worker processes (each has its own watchdog on its copy of the app)."""
     out = tmp_path / "r.json"
-    proc = script("verify", app("Loops"), "--max-handler-seconds", "0.3", "--json", str(out),
+    proc = script("verify", app("Loops"), "--max-handler-seconds", "0.3", "--json", str(out), "--workers", workers,
                   cwd=tmp_path, timeout=60)
     assert proc.returncode == 1, (proc.stdout, proc.stderr)  # used to hang for ever
     reason = ("Loops.on_packet_in did not return within 0.3 s (stuck in a loop or waiting?) "
