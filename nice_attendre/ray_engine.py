@@ -15,12 +15,14 @@ node's ``HOST:6379``) the search joins that cluster and spreads the actors over 
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any, Sequence
 
 from nice_attendre.errors import InputError
 from nice_attendre.parallel import ModelFactory, WorkerError, cpu_count
 from nice_attendre.partition import BY_FINGERPRINT, Partition
 from nice_attendre.shard import Intake, LevelReport, Shard, tune_gc
+from nice_attendre.watchdog import Watchdog
 
 #: Seconds to wait for the actors to start (a cluster without enough free CPUs never starts them).
 START_TIMEOUT = 120.0
@@ -30,13 +32,20 @@ class ShardActor:
     """A :class:`Shard` in a Ray actor (the class is wrapped by ``ray.remote`` at run time)."""
 
     def __init__(self, make: ModelFactory, index: int, shards: int, max_depth: int | None,
-                 partition: Partition) -> None:
+                 partition: Partition, call_seconds: float | None = None) -> None:
         tune_gc()
         system, properties, metrics = make()
         self.shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth, partition=partition)
+        # as in a worker process (nice_attendre.parallel): an app handler that runs longer
+        # than call_seconds is the violation app-exception (the timer needs the actor's
+        # methods on its main thread, where Ray runs a synchronous actor's)
+        self.watchdog = Watchdog(guard=getattr(system, "guard", None), call_seconds=call_seconds, signals=False)
+        self.watchdog.__enter__()
+        self.watchdog.bind([math.inf])
 
     def ready(self) -> bool:
-        return True
+        """Started; False if the handler time limit cannot apply here (no timer off the main thread)."""
+        return self.watchdog.timer or self.watchdog.call_seconds is None
 
     def seed(self, position: int) -> Intake:
         return self.shard.seed(position)
@@ -64,7 +73,8 @@ class RayCluster:
     """``shards`` :class:`ShardActor` actors on a local Ray instance or the cluster at ``address``."""
 
     def __init__(self, make: ModelFactory, shards: int, *, address: str | None = None,
-                 max_depth: int | None = None, partition: Partition = BY_FINGERPRINT) -> None:
+                 max_depth: int | None = None, partition: Partition = BY_FINGERPRINT,
+                 call_seconds: float | None = None) -> None:
         try:
             import ray
         except ImportError:
@@ -87,9 +97,12 @@ class RayCluster:
             self._started = True
         try:
             actor = ray.remote(num_cpus=1)(ShardActor)
-            self._actors = [actor.options(scheduling_strategy="SPREAD").remote(make, index, shards, max_depth, partition)
+            self._actors = [actor.options(scheduling_strategy="SPREAD").remote(make, index, shards, max_depth, partition,
+                                                                               call_seconds)
                             for index in range(shards)]
-            self._get([a.ready.remote() for a in self._actors], timeout=START_TIMEOUT)
+            if not all(self._get([a.ready.remote() for a in self._actors], timeout=START_TIMEOUT)):
+                raise WorkerError("this Ray runs the shard actors' methods off their main thread, where the app "
+                                  "handlers' time limit (--max-handler-seconds) cannot apply")
         except BaseException:
             self.close()
             raise

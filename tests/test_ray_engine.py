@@ -103,3 +103,15 @@ def test_an_error_in_an_actor_reaches_the_caller_as_itself() -> None:
     app = f"{Path(__file__).resolve().parent / 'data' / 'apps' / 'opaque_state.py'}:CountPacketIns"
     with pytest.raises(FingerprintError, match="cannot fingerprint a value of type Opaque"):
         verify(app, topology="linear:1", workers=2, engine="ray")
+
+
+def test_a_handler_stuck_in_an_actor_is_an_app_exception() -> None:
+    """Each actor bounds its app's handlers as the sequential search does (it used to hang)."""
+    from pathlib import Path
+
+    app = f"{Path(__file__).resolve().parent / 'data' / 'apps' / 'careless.py'}:Loops"
+    on_ray = verify(app, topology="linear:1", workers=2, engine="ray", max_handler_seconds=0.5)
+    assert not on_ray.ok and on_ray.stop_reason == "violation"
+    discovery = on_ray.discoveries[0]
+    assert discovery.property == "app-exception"
+    assert "Loops.on_packet_in did not return within 0.5 s" in discovery.reason

@@ -188,7 +188,7 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
             if rebuild is None:
                 raise InputError("a Ray search needs a way to rebuild the model where its actors run")
             cluster = RayCluster(rebuild, workers, address=address, max_depth=limits.max_depth,
-                                 partition=owned_by)
+                                 partition=owned_by, call_seconds=None if watchdog is None else watchdog.call_seconds)
         else:
             built = (run.network, run.properties, run.metrics)
             cluster = ProcessCluster(lambda: built, workers, max_depth=limits.max_depth, partition=owned_by,
