@@ -161,9 +161,8 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
             frontier = take_in(cluster.seed(round_index))
             level = 0
             while True:
-                stop_reason = stopped()
-                if stop_reason is not None:
-                    pass
+                if stop_at[0] < 0:
+                    stop_reason = stopped()
                 elif found and not keep_going:
                     stop_reason = "violation"
                 elif not frontier:
