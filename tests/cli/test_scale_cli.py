@@ -106,8 +106,11 @@ def test_bad_engine_options_are_one_line_errors() -> None:
 def test_limits_stop_workers_and_the_report_gives_what_they_explored(tmp_path: Path) -> None:
     """--max-seconds and --max-memory end a --workers search as they end the sequential one:
     the report has the counts explored (not 'before the search'), exit 3."""
+    from nice_attendre.parallel import process_memory
+
     out = tmp_path / "r.json"
-    for limit in (["--max-seconds", "1.5"], ["--max-memory", "120M"]):
+    # (the command runs in this process: its memory bound is what it has now, and 60 MiB more)
+    for limit in (["--max-seconds", "1.5"], ["--max-memory", str(process_memory() + (60 << 20))]):
         result = run("verify", "route-flow", "--topology", "linear:5", "--packets", "2", "--workers", "2",
                      *limit, "--json", str(out))
         assert result.exit_code == 3, result.output
