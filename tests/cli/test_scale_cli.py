@@ -135,3 +135,17 @@ def test_a_state_without_a_canonical_encoding_is_one_clear_error() -> None:
         assert result.exit_code == 2, result.output
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("Error: cannot fingerprint a value of type Opaque"), lines
+
+
+def test_from_python_a_stuck_handler_in_a_worker_is_an_app_exception() -> None:
+    """verify(..., workers=2), as a user's own test suite calls it: the workers bound the
+    app's handlers with max_handler_seconds (they used to wait for ever)."""
+    from nice_attendre import verify
+
+    loops = f"{ROOT / 'tests' / 'data' / 'apps' / 'careless.py'}:Loops"
+    result = verify(loops, topology="linear:2", workers=2, max_handler_seconds=0.3)
+    assert not result.ok and result.complete is False and result.stop_reason == "violation"
+    (discovery,) = result.discoveries
+    assert discovery.property == "app-exception"
+    assert discovery.reason.startswith("Loops.on_packet_in did not return within 0.3 s")
+    assert [type(step.event).__name__ for step in discovery.trace.steps][-1] == "ControllerHandle"
