@@ -244,7 +244,7 @@ class Shard:
                         break
         except StopRequest:  # the worker's watchdog stopped a call into the app: the search ends
             report.stop_reason = "stopped"  # (that transition not made: its event is not counted)
-            transitions += next(i for i, done in enumerate(events) if done is event)
+            transitions += next((i for i, done in enumerate(events) if done is event), 0)
         self._revisits += revisits
         report.transitions = transitions
         outgoing: list[list[int]] = [[] for _ in range(shards)]
