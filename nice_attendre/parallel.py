@@ -28,7 +28,8 @@ What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
 * limits: ``max_transitions`` is split between the shards per level and never exceeded;
   ``max_states`` and ``max_depth`` apply at level ends (the last level may store more states
   than ``max_states``); ``max_seconds`` is checked within levels too. Ctrl-C ends the search with the
-  counts of the levels completed. With a :class:`~nice_attendre.watchdog.Watchdog` (the
+  counts of the levels completed, and never loses a violation already found (a
+  ``KeyboardInterrupt`` before its trace was rebuilt reports it without one). With a :class:`~nice_attendre.watchdog.Watchdog` (the
   command line's), its limits and signals stop the search as they stop the DFS: its deadline
   and Ctrl-C, and its memory bound applied to this process and the workers' together; the
   shards end the level they are expanding early (in worker processes; Ray actors finish their
@@ -205,7 +206,11 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
         discoveries = _discoveries(cluster, system, found, keep_going) if found else []
     except KeyboardInterrupt as exc:
         stop_reason, signum = "interrupted", getattr(exc, "signum", signal.SIGINT)
-        discoveries = []
+        # a violation found is never lost: reported without its trace (a shard's answer may
+        # still be on its way, so the shards are not asked for parents now)
+        discoveries = [Discovery(name, Expectation(expectation), None,
+                                 f"{reason} (the search was interrupted before its trace was rebuilt)")
+                       for item in _reported(found, keep_going) for name, expectation, reason in item.violations]
     finally:
         if watchdog is not None:
             watchdog.unbind()
@@ -218,12 +223,16 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
                   balance=Balance(tuple(busy), busiest), signal=signum if stop_reason == "interrupted" else None)
 
 
-def _discoveries(cluster: Cluster, system: Any, found: list[tuple[int, Found]], keep_going: bool) -> list[Discovery]:
-    """The reported violations with their traces (see the module docstring for which), in
-    the order (round, level, fingerprint)."""
+def _reported(found: list[tuple[int, Found]], keep_going: bool) -> list[Found]:
+    """The violating states reported (see the module docstring for which), in the order
+    (round, level, fingerprint)."""
     ordered = [item for _round, item in sorted(found, key=lambda rf: (rf[0], rf[1].level, rf[1].fingerprint))]
-    if not keep_going:
-        ordered = ordered[:1]
+    return ordered if keep_going else ordered[:1]
+
+
+def _discoveries(cluster: Cluster, system: Any, found: list[tuple[int, Found]], keep_going: bool) -> list[Discovery]:
+    """The reported violations with their traces, in the order of :func:`_reported`."""
+    ordered = _reported(found, keep_going)
     chains = _parent_chains(cluster, [f.fingerprint for f in ordered])
     discoveries = []
     for item in ordered:

@@ -198,12 +198,43 @@ def test_ctrl_c_ends_a_parallel_search_cleanly() -> None:
 _HOARD: list[bytes] = []
 
 
+class Branching(Chain):
+    """A :class:`Chain` whose state 2 also leads to -1, a dead end."""
+
+    def enabled(self, state: int) -> tuple[str, ...]:
+        return (*super().enabled(state), "side") if state == 2 else super().enabled(state)
+
+    def apply(self, state: int, event: str) -> int:
+        return -1 if event == "side" else super().apply(state, event)
+
+
 class Hoarding(Chain):
     """A :class:`Chain` whose every transition keeps 64 KiB in the process that makes it."""
 
     def apply(self, state: int, event: str) -> int:
         _HOARD.append(b"x" * (64 << 10))
         return super().apply(state, event)
+
+
+def test_a_violation_found_before_ctrl_c_is_reported() -> None:
+    """With keep_going the search goes on after a violation; a KeyboardInterrupt later (a
+    second Ctrl-C, or a caller without a watchdog) still reports it, without a trace (the
+    shards are not asked for parents after an interrupted exchange)."""
+    from nice_attendre.checker import Progress
+
+    def progress(snapshot: Progress) -> None:
+        if snapshot.depth >= 8:
+            raise KeyboardInterrupt
+
+    chain = Branching(50)  # 0 -> 1 -> ... -> 49, and 2 -> -1 (violating, a dead end)
+    positive = Property.always("positive", lambda state: state >= 0, explain=lambda state: f"state {state}")
+    cluster = ProcessCluster(lambda: (chain, (positive,), ()), 2)
+    result = search(cluster, chain, (positive,), keep_going=True, progress=progress, progress_interval=0.0)
+    assert (result.verdict, result.stop_reason) == ("violated", "interrupted")
+    assert 8 <= result.stats.transitions < 50
+    (discovery,) = result.discoveries
+    assert (discovery.property, discovery.trace) == ("positive", None)
+    assert discovery.reason == "state -1 (the search was interrupted before its trace was rebuilt)"
 
 
 def test_max_seconds_ends_a_parallel_search() -> None:
