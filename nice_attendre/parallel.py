@@ -518,13 +518,7 @@ def process_memory(pid: int | None = None) -> int:
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    if pid is None:
-        return memory_usage()
-    try:
-        with open(f"/proc/{where}/statm", "rb") as handle:
-            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
+    return memory_usage(pid)
 
 
 def cpu_count() -> int:

@@ -96,12 +96,15 @@ def _page_size() -> int:
 _PAGE = _page_size()
 
 
-def memory_usage() -> int:
-    """The process's resident memory in bytes (Linux: now, from /proc; elsewhere: the peak)."""
+def memory_usage(pid: int | None = None) -> int:
+    """The resident memory in bytes of process ``pid``, this one by default (Linux: now, from
+    /proc; elsewhere: this process's peak, and 0 for another process)."""
     try:
-        with open("/proc/self/statm", "rb") as handle:
+        with open(f"/proc/{'self' if pid is None else pid}/statm", "rb") as handle:
             return int(handle.read().split()[1]) * _PAGE
     except (OSError, ValueError, IndexError):
+        if pid is not None:
+            return 0
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return peak if sys.platform == "darwin" else peak * 1024
 
