@@ -45,7 +45,7 @@ def queue_hasher(items: Interner[Any]) -> Callable[[tuple[Any, ...]], int]:
 class Fingerprinter:
     """Fingerprints of one network's states (a cache owned by the network)."""
 
-    __slots__ = ("net", "interners", "slot_hashes", "multipliers", "slots", "weights")
+    __slots__ = ("net", "interners", "slot_interners", "slot_hashes", "multipliers", "slots", "weights")
 
     def __init__(self, net: "Network") -> None:
         self.net = net
@@ -53,6 +53,7 @@ class Fingerprinter:
         slot_interners: list[Interner[Any]] = net._slot_interners
         #: every interner of the network, the items first (queues' hashes need theirs)
         self.interners: tuple[Interner[Any], ...] = (net._items, *{id(i): i for i in slot_interners}.values())
+        self.slot_interners: tuple[Interner[Any], ...] = tuple(slot_interners)
         self.slot_hashes: tuple[list[int], ...] = tuple(i.hashes for i in slot_interners)
         self.multipliers: tuple[int, ...] = tuple(slot_multiplier(i) for i in range(len(slot_interners)))
         self.slots = range(len(slot_interners))
@@ -76,8 +77,8 @@ class Fingerprinter:
     def weight(self, slot: int, value_id: int) -> int:
         """``k_slot * h mod 2**64`` for component ``value_id`` in ``slot`` (cached)."""
         hashes = self.slot_hashes[slot]
-        if value_id >= len(hashes):
-            self.fill()
+        if value_id >= len(hashes):  # hash what this slot's interner holds (a queue's hasher fills its items')
+            self.slot_interners[slot].fill_hashes()
         found = self.weights[slot][value_id] = (self.multipliers[slot] * hashes[value_id]) & MASK64
         return found
 

@@ -59,6 +59,31 @@ def _encode_str(tag: bytes, data: bytes, out: list[bytes]) -> None:
     out.append(data)
 
 
+#: Per class: its encoding's head and ``(field name, the name's encoding)`` for the fields
+#: that take part in ``==``, or None for a class that is not such a dataclass (computed once
+#: per class: looking the fields up for every value was a tenth of the hashing).
+_dataclass_layouts: dict[type, tuple[bytes, tuple[tuple[str, bytes], ...]] | None] = {}
+
+
+def _dataclass_layout(kind: type) -> tuple[bytes, tuple[tuple[str, bytes], ...]] | None:
+    """The encoding layout of instances of ``kind`` (see :data:`_dataclass_layouts`),
+    remembered."""
+    layout = None
+    if dataclasses.is_dataclass(kind) and kind.__dataclass_params__.eq:  # type: ignore[attr-defined]
+        fields = [f for f in dataclasses.fields(kind) if f.compare]
+        head: list[bytes] = []
+        _encode_str(b"D", kind.__qualname__.encode(), head)
+        head.append(_pack_len(len(fields)))
+        named = []
+        for f in fields:
+            encoded: list[bytes] = []
+            _encode_str(b"S", f.name.encode(), encoded)
+            named.append((f.name, b"".join(encoded)))
+        layout = (b"".join(head), tuple(named))
+    _dataclass_layouts[kind] = layout
+    return layout
+
+
 def _encode(value: Any, out: list[bytes]) -> None:
     """Append the canonical encoding of ``value`` to ``out``."""
     kind = type(value)
@@ -83,13 +108,12 @@ def _encode(value: Any, out: list[bytes]) -> None:
             _encode_str(b"S", value.name.encode(), out)
     elif isinstance(value, int):  # other int subclasses compare as ints
         _encode_int(int(value), out)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type) and kind.__dataclass_params__.eq:
-        fields = [f for f in dataclasses.fields(value) if f.compare]
-        _encode_str(b"D", kind.__qualname__.encode(), out)
-        out.append(_pack_len(len(fields)))
-        for f in fields:
-            _encode_str(b"S", f.name.encode(), out)
-            _encode(getattr(value, f.name), out)
+    elif (layout := _dataclass_layouts[kind] if kind in _dataclass_layouts else _dataclass_layout(kind)) is not None:
+        head, fields = layout
+        out.append(head)
+        for name, encoded_name in fields:
+            out.append(encoded_name)
+            _encode(getattr(value, name), out)
     elif isinstance(value, frozenset):
         items = sorted(encode(item) for item in value)
         out.append(b"{")
