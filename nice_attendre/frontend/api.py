@@ -253,7 +253,7 @@ def check_engine(workers: int, engine: str, address: str | None, partition: str 
                          "or use --workers N without --engine")
     if partition != FINGERPRINT and workers == 1 and engine == "processes":
         raise InputError("--partition shares the states among the shards of a partitioned search: "
-                         "use it with --workers N or --engine ray")
+                         "use it with --workers N (N >= 2; one worker is the sequential search) or --engine ray")
 
 
 def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "openflow",

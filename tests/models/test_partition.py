@@ -119,11 +119,14 @@ def test_unknown_or_misplaced_partitions_are_clear_errors() -> None:
     net = build("route-flow", topology="linear:2").network
     with pytest.raises(InputError, match=r"unknown partition 'nope' \(known: fingerprint, host, "):
         partition_named(net, "nope")
-    with pytest.raises(InputError, match="use it with --workers N or --engine ray"):
+    with pytest.raises(InputError, match=r"use it with --workers N \(N >= 2; one worker is the sequential search\) "
+                       "or --engine ray"):
         verify("route-flow", topology="linear:2", partition="app")
     runner = CliRunner()
     alone = runner.invoke(main, ["verify", "route-flow", "-t", "linear:2", "--partition", "app"])
-    assert alone.exit_code == 2 and "use it with --workers N or --engine ray" in alone.output
+    assert alone.exit_code == 2 and "use it with --workers N (N >= 2" in alone.output
+    one = runner.invoke(main, ["verify", "route-flow", "-t", "linear:2", "-w", "1", "--partition", "app"])
+    assert one.exit_code == 2 and "one worker is the sequential search" in one.output
     unknown = runner.invoke(main, ["verify", "route-flow", "-t", "linear:2", "-w", "2", "--partition", "nope"])
     assert unknown.exit_code == 2 and "unknown partition 'nope'" in unknown.output
     good = runner.invoke(main, ["verify", "route-flow", "-t", "linear:2", "-n", "2", "-w", "2", "--partition", "port"])
