@@ -60,8 +60,9 @@ def _encode_str(tag: bytes, data: bytes, out: list[bytes]) -> None:
 
 
 #: Per class: its encoding's head and ``(field name, the name's encoding)`` for the fields
-#: that take part in ``==``, or None for a class that is not such a dataclass (computed once
-#: per class: looking the fields up for every value was a tenth of the hashing).
+#: that take part in ``==``, or None for a class that is not such a dataclass: computed once
+#: per class rather than for every instance encoded (a class stays here, and alive, for the
+#: life of the process: a few hundred bytes each).
 _dataclass_layouts: dict[type, tuple[bytes, tuple[tuple[str, bytes], ...]] | None] = {}
 
 
