@@ -383,8 +383,9 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
             if max_states is not None and len(visited) >= max_states:
                 stop_reason = "max-states"
                 break
-    except StopRequest as exc:  # raised inside a call into user code: ``apply`` was rolled back
-        stop_reason, signum = exc.reason, exc.signum
+    except StopRequest as exc:  # raised inside a call into user code: an app handler (``apply``
+        stop_reason, signum = exc.reason, exc.signum  # was rolled back) or a user's property
+        consistent = rolled_back  # (its state stored, its checks not done: no final checkpoint)
     except KeyboardInterrupt as exc:
         stop_reason, signum = "interrupted", getattr(exc, "signum", signal.SIGINT)
         consistent = rolled_back

@@ -184,6 +184,7 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
                 for index, report in enumerate(reports):
                     busy[index] += report.seconds
                     transitions += report.transitions
+                    found.extend((round_index, item) for item in report.found)
                     depth_cut = depth_cut or report.depth_cut
                     if report.stop_reason == "stopped":  # the watchdog asked: its reason
                         stop_reason = stop_reason or stopped() or "interrupted"
@@ -226,7 +227,8 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
 def _reported(found: list[tuple[int, Found]], keep_going: bool) -> list[Found]:
     """The violating states reported (see the module docstring for which), in the order
     (round, level, fingerprint)."""
-    ordered = [item for _round, item in sorted(found, key=lambda rf: (rf[0], rf[1].level, rf[1].fingerprint))]
+    ordered = [item for _round, item in sorted(found, key=lambda rf: (rf[0], rf[1].level, rf[1].fingerprint,
+                                                                       -1 if rf[1].step is None else rf[1].step))]
     return ordered if keep_going else ordered[:1]
 
 
@@ -236,7 +238,7 @@ def _discoveries(cluster: Cluster, system: Any, found: list[tuple[int, Found]], 
     chains = _parent_chains(cluster, [f.fingerprint for f in ordered])
     discoveries = []
     for item in ordered:
-        trace = rebuild_trace(system, chains[item.fingerprint])
+        trace = rebuild_trace(system, chains[item.fingerprint], item.step)
         for name, expectation, reason in item.violations:
             discoveries.append(Discovery(name, Expectation(expectation), trace, reason))
     return discoveries
@@ -267,10 +269,12 @@ def _parent_chains(cluster: Cluster, fingerprints: Sequence[int]) -> dict[int, l
     return {fp: chain[::-1] for fp, chain in chains.items()}
 
 
-def rebuild_trace(system: Any, chain: Sequence[int]) -> Trace:
+def rebuild_trace(system: Any, chain: Sequence[int], last: int | None = None) -> Trace:
     """The trace through the states with fingerprints ``chain`` (an initial state's first):
     from that initial state, at each step the first enabled event (in ``enabled`` order)
-    whose successor has the next fingerprint."""
+    whose successor has the next fingerprint; then, if ``last`` is given, the step by the
+    event at that index of the last state's enabled events (a step that violated a
+    property of transitions)."""
     fingerprint_of, step = fingerprint_functions(system)
     initial = next((s for s in system.initial_states() if fingerprint_of(s) == chain[0]), None)
     if initial is None:
@@ -286,6 +290,12 @@ def rebuild_trace(system: Any, chain: Sequence[int]) -> Trace:
         else:
             raise ModelError(f"step {number} of a trace: no enabled event leads to the state with "
                              f"fingerprint {target:#018x}; the model is not deterministic")
+    if last is not None:
+        events = system.enabled(state)
+        if last >= len(events):
+            raise ModelError(f"the last step of a trace: the state has {len(events)} events, not {last + 1}; "
+                             "the model is not deterministic")
+        steps.append(Step(events[last], step(state, fp, events[last])[0]))
     return Trace(initial, tuple(steps))
 
 

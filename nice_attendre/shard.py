@@ -65,11 +65,16 @@ def tune_gc() -> None:
 @dataclass
 class Found:
     """A state the shard stored that violates properties: ``(property, expectation value,
-    reason)`` for each; ``level`` is its breadth-first depth."""
+    reason)`` for each; ``level`` is its breadth-first depth.
+
+    A step that violates properties of transitions has ``step``, the index of its event
+    among the enabled events of its state, which ``fingerprint`` names (the state before
+    the step, stored; ``level`` is the depth after the step)."""
 
     fingerprint: int
     level: int
     violations: list[tuple[str, str, str]]
+    step: int | None = None
 
 
 @dataclass
@@ -82,6 +87,8 @@ class LevelReport:
     #: :attr:`Shard.stop`): work was left undone
     stop_reason: str | None = None
     seconds: float = 0.0  # CPU time spent expanding
+    #: the steps that violated properties of transitions (not followed further, as in the DFS)
+    found: list[Found] = field(default_factory=list)
 
 
 @dataclass
@@ -123,6 +130,7 @@ class Shard:
         self.always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
         self.at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
         self.sometimes = [p for p in props if p.expectation is Expectation.SOMETIMES]
+        self.on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
         self.metrics = tuple(metrics)
         self.max_depth = max_depth
         self.fingerprint_of, self.peek, self.build = peek_functions(system)
@@ -196,6 +204,7 @@ class Shard:
         state_of: dict[int, Any] = {}
         made_of: dict[int, tuple[Any, Any]] = {}
         seen, peek, build = self.seen, self.peek, self.build
+        on_step = self.on_step
         shards, index = self.shards, self.index
         by_fingerprint = self.partition.name is None
         cut = self.max_depth is not None and self.level >= self.max_depth
@@ -215,8 +224,10 @@ class Shard:
                 if budget is not None and transitions + len(events) > budget:
                     events = events[:budget - transitions]
                     report.stop_reason = "max-transitions"
-                for event in events:
+                for position, event in enumerate(events):
                     sfp, handle = peek(state, fp, event)
+                    if on_step and self._violates(state, fp, position, event, build(state, handle), report):
+                        continue  # a violating step is not followed further (as in the DFS)
                     if sfp in seen:
                         revisits += 1
                         continue
@@ -358,7 +369,10 @@ class Shard:
         intake = Intake(len(parents), self._revisits)
         self.parent_log.extend(chain.from_iterable(parents.items()))
         check = self._check
-        events = [check(fp, states[fp], intake) for fp in parents]
+        try:
+            events = [check(fp, states[fp], intake) for fp in parents]
+        except StopRequest:  # the watchdog stopped a user's property: the search is ending
+            events = [None] * len(parents)  # (the coordinator knows why: it asked)
         self._stored += len(parents)
         self.seen.update(parents)
         self._frontier_fps = list(parents)
@@ -369,6 +383,16 @@ class Shard:
         return intake
 
     # ---- checking a state ---------------------------------------------------------------
+
+    def _violates(self, state: Any, fp: int, position: int, event: Any, successor: Any,
+                  report: LevelReport) -> bool:
+        """Check the properties of transitions on the step ``state`` -> ``successor`` by the
+        event at ``position`` of ``state``'s events; record a violation in ``report``."""
+        bad = [(prop.name, prop.expectation.value, prop.why(successor))
+               for prop in self.on_step if not prop.holds(state, event, successor)]
+        if bad:
+            report.found.append(Found(fp, self.level + 1, bad, position))
+        return bool(bad)
 
     def _check(self, fp: int, state: Any, intake: Intake) -> Sequence[Any] | None:
         """Check a new state's properties (as the DFS checks a state it stores); its events,

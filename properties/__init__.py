@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from nice_attendre.errors import InputError, UnknownNameError
+from nice_attendre.errors import CallTimeout, InputError, UnknownNameError
+from nice_attendre.models.app import app_failure
 from nice_attendre.models.network import MONITORS, Network
 from nice_attendre.properties.alerts import (app_exception, direct_paths, no_black_holes,
                                              no_forwarding_loops, one_packet_in_per_flow,
@@ -26,6 +27,7 @@ from nice_attendre.properties.delivery import delivery
 from nice_attendre.properties.flows import no_duplicates, no_reordering
 from nice_attendre.properties.routes import intended_paths, no_stale_routes
 from nice_attendre.property import Property
+from nice_attendre.watchdog import CallGuard
 
 PropertyFactory = Callable[[Network], Property]
 
@@ -93,36 +95,40 @@ class Wanted:
     registered: bool = False
 
 
-def _guarded(prop: Property) -> Property:
-    """``prop`` with a predicate that never crashes the checker: an exception makes the state
-    violate the property, and the reason names the exception."""
+def _guarded(prop: Property, guard: CallGuard) -> Property:
+    """``prop``, a user's, as user code: its predicate never crashes the checker (an
+    exception makes the state violate the property, and the reason names it), and its calls
+    are marked by ``guard`` (the network's), so a watchdog bounds them as it bounds app
+    handlers: a call longer than the handler time limit violates the property, and a time
+    or memory limit or Ctrl-C stops the search inside it (a predicate stuck in a loop used
+    to hang the search for good)."""
     errors: dict[Any, str] = {}
-    holds = prop.holds
+    holds, run = prop.holds, guard.run
 
-    def failed(key: Any, exc: Exception) -> bool:
-        errors[key] = f"the property {prop.name!r} raised {type(exc).__name__}: {exc}"
+    def failed(key: Any, exc: BaseException) -> bool:
+        errors[key] = f"the property {prop.name!r} {app_failure(exc)}"
         return False
 
     if prop.expectation.value == "transition":
         def guarded(before: Any, event: Any, after: Any) -> bool:
             try:
-                return bool(holds(before, event, after))
-            except Exception as exc:
+                return bool(run(holds, before, event, after))
+            except (Exception, SystemExit, CallTimeout) as exc:
                 return failed(after, exc)
     else:
         def guarded(state: Any) -> bool:  # type: ignore[misc]
             try:
-                return bool(holds(state))
-            except Exception as exc:
+                return bool(run(holds, state))
+            except (Exception, SystemExit, CallTimeout) as exc:
                 return failed(state, exc)
 
     def explain(state: Any) -> str:
         if state in errors:
             return errors[state]
         try:
-            return prop.why(state)
-        except Exception as exc:
-            return f"(its explanation raised {type(exc).__name__}: {exc})"
+            return str(run(prop.why, state))
+        except (Exception, SystemExit, CallTimeout) as exc:
+            return f"(its explanation {app_failure(exc)})"
 
     return Property(prop.name, prop.expectation, guarded, prop.description, explain)
 
@@ -221,5 +227,5 @@ def bind(net: Network, wanted: Iterable[Wanted]) -> tuple[Property, ...]:
             raise InputError(f"property factory {entry.factory!r} returned {type(prop).__name__}, not a Property")
         if any(p.name == prop.name for p in bound):
             raise InputError(f"two different properties are named {prop.name!r}")
-        bound.append(prop if entry.registered else _guarded(prop))
+        bound.append(prop if entry.registered else _guarded(prop, net.guard))
     return tuple(bound) + (app_exception(net),)

@@ -15,7 +15,10 @@ accept next to the registered names::
     ONLY_WEB = always("only-web", only_web_traffic, "h1 gets only port-80 traffic from h2")
 
 A predicate that raises is reported as a violation of its property whose reason names the
-exception, with the trace to the state where it raised (never as a crash of the checker).
+exception, with the trace to the state where it raised (never as a crash of the checker); so
+is one that runs longer than the handler time limit (``--max-handler-seconds``), and a time
+limit or Ctrl-C stops the search inside a predicate (see ``_guarded`` in
+:mod:`nice_attendre.properties`).
 """
 from __future__ import annotations
 

@@ -70,6 +70,21 @@ def test_a_violation_on_ray_has_the_trace_the_other_engines_find() -> None:
     on_ray.discoveries[0].trace.replay(on_ray.system)
 
 
+def test_a_property_of_transitions_is_checked_by_the_actors() -> None:
+    """(It was checked by no engine of the partitioned search: the violation went unseen.)"""
+    from pathlib import Path
+
+    step = f"{Path(__file__).resolve().parent / 'data' / 'properties' / 'policies.py'}:ONLY_WEB_STEP"
+    options = dict(topology="linear:2", packets=1, properties=[step])
+    sequential = verify("route-flow", **options)
+    on_ray = verify("route-flow", workers=2, engine="ray", **options)
+    three = partitioned("route-flow", 3, **options)
+    assert [d.property for d in on_ray.discoveries] == [d.property for d in sequential.discoveries] == [
+        "only-web-step"]
+    assert on_ray.discoveries[0].trace.events == three.discoveries[0].trace.events
+    on_ray.discoveries[0].trace.replay(on_ray.system)
+
+
 def test_the_command_line_runs_on_ray() -> None:
     out = CliRunner().invoke(main, ["verify", "route-flow", "-t", "linear:2", "-n", "2", "--workers", "2",
                                     "--engine", "ray"])

@@ -120,7 +120,8 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Stop cleanly once the process uses more than SIZE of memory (e.g. 4G, 512M)."),
         click.option("--max-handler-seconds", type=FiniteFloat(strict=True), default=DEFAULT_HANDLER_SECONDS,
                      show_default=True, metavar="S",
-                     help="An app handler call that runs longer is the violation app-exception."),
+                     help="An app handler call that runs longer is the violation app-exception; a call to "
+                          "a property of your own that does, a violation of that property."),
         click.option("--threaded-controller", is_flag=True,
                      help="Controller handler calls race, any number in flight (a superset of every fixed "
                           "thread count): their commands interleave at each switch (type-3 races) and one "

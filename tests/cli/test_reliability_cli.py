@@ -275,6 +275,57 @@ def test_a_handler_stuck_in_a_loop_is_an_app_exception_with_its_trace(tmp_path: 
     assert json.loads(out.read_text())["violations"][0]["reason"] == reason
 
 
+CARELESS_PROPERTIES = DATA / "properties" / "careless_properties.py"
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_property_stuck_in_a_loop_violates_itself_with_its_trace(tmp_path: Path, workers: str) -> None:
+    """A user's predicate is user code, bounded like a handler (in workers too)."""
+    out = tmp_path / "r.json"
+    proc = script("verify", "route-flow", "-t", "linear:2", "-p", f"{CARELESS_PROPERTIES}:SPINS",
+                  "--max-handler-seconds", "0.3", "--json", str(out), "--workers", workers, cwd=tmp_path, timeout=60)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)  # used to hang for ever
+    reason = "the property 'spins' did not return within 0.3 s (stuck in a loop or waiting?)"
+    lines = proc.stdout.splitlines()
+    start = lines.index("VIOLATION 1: spins (always)")
+    assert lines[start + 1] == f"  {reason}"
+    assert lines[start + 2].startswith("  trace (") and lines[-1] == "FAILED: spins"
+    violation = json.loads(out.read_text())["violations"][0]
+    assert violation["reason"] == reason and violation["trace"]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_max_seconds_and_sigterm_stop_a_search_inside_a_property(tmp_path: Path, workers: str) -> None:
+    """--max-seconds stopped nothing while a predicate slept (the loop never got control
+    back), and one SIGTERM only asked for a clean stop that never came."""
+    started = time.monotonic()
+    proc = script("verify", "route-flow", "-t", "linear:2", "-p", f"{CARELESS_PROPERTIES}:SLEEPS",
+                  "--max-handler-seconds", "120", "--max-seconds", "1", "--workers", workers, cwd=tmp_path,
+                  timeout=50)
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    assert time.monotonic() - started < 45
+    assert "  search           INCOMPLETE  (stopped by --max-seconds)" in proc.stdout.splitlines()
+    assert "Traceback" not in proc.stderr
+    found = shutil.which("nice-attendre", path=str(Path(sys.executable).parent))
+    assert found is not None
+    child = subprocess.Popen([found, "verify", "route-flow", "-t", "linear:2", "-p", f"{CARELESS_PROPERTIES}:SLEEPS",
+                              "--max-handler-seconds", "120", "--workers", workers], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)  # well inside the sleeping predicate
+    child.send_signal(signal.SIGTERM)
+    stdout, stderr = child.communicate(timeout=40)
+    assert child.returncode == 143, (stdout, stderr)
+    assert "INTERRUPTED: no violation in the part explored" in stdout, (stdout, stderr)
+
+
+def test_an_explanation_stuck_in_a_loop_is_reported_not_waited_for(tmp_path: Path) -> None:
+    proc = script("verify", "route-flow", "-t", "linear:2", "-p", f"{CARELESS_PROPERTIES}:NEVER_DONE_EXPLAINING",
+                  "--max-handler-seconds", "0.3", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert ("  (its explanation did not return within 0.3 s (stuck in a loop or waiting?))"
+            in proc.stdout.splitlines())
+
+
 # ---- 2. bounded memory --------------------------------------------------------------------------
 
 def test_max_memory_ends_the_search_cleanly(tmp_path: Path) -> None:

@@ -130,6 +130,31 @@ def test_a_predicate_that_raises_is_a_violation_naming_the_property() -> None:
     assert "Traceback" not in result.output
 
 
+def _spins_after_delivery(view: View) -> bool:
+    while view.hosts["h2"].received_from("h1"):
+        pass
+    return True
+
+
+def _spins_on_the_step_that_delivers(before: View, event: Any, after: View) -> bool:
+    while after.hosts["h2"].received_from("h1") and not before.hosts["h2"].received_from("h1"):
+        pass
+    return True
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("spec", [always("spins", _spins_after_delivery),
+                                  on_transition("spins", _spins_on_the_step_that_delivers)],
+                         ids=["always", "on-transition"])
+def test_a_predicate_stuck_in_a_loop_is_a_violation_from_python(spec: PropertySpec, workers: int) -> None:
+    result = verify("route-flow", topology="linear:2", properties=[spec, "no-black-holes"], workers=workers,
+                    max_handler_seconds=0.3)
+    (found,) = result.discoveries
+    assert (found.property, found.reason) == (
+        "spins", "the property 'spins' did not return within 0.3 s (stuck in a loop or waiting?)")
+    assert found.trace is not None and found.trace.steps
+
+
 # ---- apps that ship their own properties --------------------------------------------------------
 
 class RoutingWithPolicy(App[None]):
@@ -192,6 +217,39 @@ def test_a_transition_property_sees_each_step() -> None:
     # The trace ends with the step that broke the claim: h1 receiving the port-22 packet.
     assert str(found.trace.events[-1]) == "h1 receives"
     assert found.trace.replay(caught.system) == found.trace.final
+
+
+@pytest.mark.parametrize("protocol", ["openflow", "openflow-b", "attendre"])
+def test_the_partitioned_search_checks_transition_properties(protocol: str) -> None:
+    """With --workers the properties of transitions were never checked: the buggy firewall
+    passed. Now the same verdicts and, going on after violations, the same counts (a
+    violating step is not followed further, as in the DFS) for any number of workers; the
+    trace ends with the violating step and replays."""
+    def step_ok(before: View, event: Any, after: View) -> bool:
+        new = after.hosts["h1"].received[len(before.hosts["h1"].received):]
+        return all(r.header.tp_dst == 80 for r in new if r.origin == "h2")
+
+    monitor = on_transition("only-web-step", step_ok, "no step delivers non-web traffic from h2 to h1",
+                            explain=lambda view: f"h1 got {view.hosts['h1'].received[-1].header}")
+    runs = {workers: verify(firewall(), properties=[monitor], protocol=protocol, workers=workers)
+            for workers in (1, 2, 3)}
+    assert all(r.ok and r.complete for r in runs.values())
+    assert len({(r.stats.transitions, r.stats.unique_states, r.stats.revisits) for r in runs.values()}) == 1
+    kept = {workers: verify(firewall("open"), properties=[monitor], protocol=protocol, workers=workers,
+                            keep_going=True) for workers in (1, 2, 3)}
+    counts = {(r.stats.transitions, r.stats.unique_states, r.stats.revisits, len(r.discoveries)) for r in kept.values()}
+    assert len(counts) == 1, counts
+    (transitions, states, revisits, violations), = counts
+    assert violations > 0 and transitions == states - 1 + revisits + violations  # each violating step counted once
+    for workers in (2, 3):
+        caught = verify(firewall("open"), properties=[monitor], protocol=protocol, workers=workers)
+        (found,) = caught.discoveries
+        assert (found.property, found.reason) == ("only-web-step", "h1 got h2->h1:1001->22")
+        assert str(found.trace.events[-1]) == "h1 receives"
+        assert found.trace.replay(caught.system) == found.trace.final
+        steps = found.trace.steps
+        before = steps[-2].state if len(steps) > 1 else found.trace.initial
+        assert not monitor(caught.system).holds(before, steps[-1].event, steps[-1].state)
 
 
 def test_spec_needs_a_name_and_a_callable() -> None:
