@@ -88,6 +88,38 @@ def test_violations_and_traces(graph: Graph, bad: int, shards: int) -> None:
 
 
 @SETTINGS
+@given(graphs(), st.integers(min_value=0, max_value=9), st.integers(min_value=1, max_value=3))
+def test_violating_steps_and_their_traces(graph: Graph, bad: int, shards: int) -> None:
+    """Properties of transitions: the same counts and violating steps as the DFS (a violating
+    step is not followed further), each trace ends with its step after a shortest path."""
+    step = Property("no-bad-step", lambda before, event, after: not (after % 10 == bad and before % 3 != 0),
+                    Expectation.TRANSITION, explain=lambda after: f"reached {after}")
+
+    def steps(result):  # each violation: (property, state before, event, state after)
+        found = []
+        for d in result.discoveries:
+            before = d.trace.steps[-2].state if len(d.trace.steps) > 1 else d.trace.initial
+            found.append((d.property, before, d.trace.steps[-1].event, d.trace.final))
+        return sorted(found)
+
+    expected = dfs(graph, [step], keep_going=True)
+    result = partitioned(graph, shards, [step], keep_going=True)
+    one = partitioned(graph, 1, [step], keep_going=True)
+    assert result.stats.counts()[:3] == expected.stats.counts()[:3]
+    assert steps(result) == steps(expected)
+    dist = distances(graph)
+    for found in result.discoveries:
+        assert found.trace.replay(graph) == found.trace.final and found.reason == f"reached {found.trace.final}"
+        before = found.trace.steps[-2].state if len(found.trace.steps) > 1 else found.trace.initial
+        assert len(found.trace) == dist[before] + 1
+    assert [d.trace for d in result.discoveries] == [d.trace for d in one.discoveries]
+    first = partitioned(graph, shards, [step])
+    assert first.ok == expected.ok
+    if not first.ok:
+        assert not first.complete and first.stop_reason == "violation" and len(first.discoveries) == 1
+
+
+@SETTINGS
 @given(graphs(), st.integers(min_value=1, max_value=3))
 def test_sometimes_and_metrics(graph: Graph, shards: int) -> None:
     some = Property("reach-3", lambda s: s == 3, Expectation.SOMETIMES)
