@@ -24,7 +24,10 @@ What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
   by replaying, from the initial state, the events whose successors have the recorded parent
   fingerprints. Without ``keep_going`` the search stops after the level that stored the
   first violating state and reports the violating state with the smallest fingerprint of
-  that level (the DFS stops at once, at the first it meets);
+  that level (the DFS stops at once, at the first it meets). Properties of transitions are
+  checked on every step, as the DFS checks them (a violating step is not followed further);
+  a violating step is reported at the level it leads to, after the state before it, and its
+  trace is the shortest path to that state followed by the step;
 * limits: ``max_transitions`` is split between the shards per level and never exceeded;
   ``max_states`` and ``max_depth`` apply at level ends (the last level may store more states
   than ``max_states``); ``max_seconds`` is checked within levels too. Ctrl-C ends the search with the
@@ -225,8 +228,8 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
 
 
 def _reported(found: list[tuple[int, Found]], keep_going: bool) -> list[Found]:
-    """The violating states reported (see the module docstring for which), in the order
-    (round, level, fingerprint)."""
+    """The violating states and steps reported (see the module docstring for which), in the
+    order (round, level, fingerprint, step; a state's own violation before its steps')."""
     ordered = [item for _round, item in sorted(found, key=lambda rf: (rf[0], rf[1].level, rf[1].fingerprint,
                                                                        -1 if rf[1].step is None else rf[1].step))]
     return ordered if keep_going else ordered[:1]
