@@ -245,7 +245,9 @@ def peek_functions(system: Any) -> tuple[FingerprintFunction, PeekFunction, Call
 
     A system offers ``peek_fingerprinted`` (see :class:`nice_attendre.system.Fingerprinted`)
     whose handles its ``build_successor`` or else :func:`successor` builds; for any other,
-    the handle is the successor itself, made by :func:`fingerprint_functions`' step."""
+    the handle is the successor made by :func:`fingerprint_functions`' step, as a
+    :class:`Computed`. Every ``build`` accepts a :class:`Computed` handle (a caller that
+    needed the successor early may pass it on that way)."""
     of, step = fingerprint_functions(system)
     peek = getattr(system, "peek_fingerprinted", None)
     if peek is not None:
@@ -253,14 +255,9 @@ def peek_functions(system: Any) -> tuple[FingerprintFunction, PeekFunction, Call
 
     def stepped(state: Any, fingerprint: int, event: Any) -> tuple[int, Any]:
         new, new_fingerprint = step(state, fingerprint, event)
-        return new_fingerprint, new
+        return new_fingerprint, Computed(new)
 
-    return of, stepped, _handle_is_successor
-
-
-def _handle_is_successor(state: Any, handle: Any) -> Any:
-    """``build`` where the peek's handle is the successor itself."""
-    return handle
+    return of, stepped, successor
 
 
 def keyed_functions(system: Any) -> tuple[Callable[[Any], tuple[int, Any]],

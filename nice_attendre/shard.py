@@ -38,7 +38,7 @@ from typing import Any, Sequence
 
 from nice_attendre.codec import PickleCodec
 from nice_attendre.errors import StopRequest
-from nice_attendre.fingerprint import peek_functions
+from nice_attendre.fingerprint import Computed, peek_functions
 from nice_attendre.partition import BY_FINGERPRINT, Partition, owner_function
 from nice_attendre.property import Expectation, Metric, Property
 
@@ -226,8 +226,10 @@ class Shard:
                     report.stop_reason = "max-transitions"
                 for position, event in enumerate(events):
                     sfp, handle = peek(state, fp, event)
-                    if on_step and self._violates(state, fp, position, event, build(state, handle), report):
-                        continue  # a violating step is not followed further (as in the DFS)
+                    if on_step:  # the successor is needed now: built once, kept as the handle
+                        handle = Computed(build(state, handle))
+                        if self._violates(state, fp, position, event, handle.state, report):
+                            continue  # a violating step is not followed further (as in the DFS)
                     if sfp in seen:
                         revisits += 1
                         continue
