@@ -38,6 +38,18 @@ class Property:
     description: str = ""
     explain: Callable[[Any], str] | None = None
 
+    def __post_init__(self) -> None:
+        # A property the searches cannot classify would never be checked: refuse it here
+        # (``Property("p", predicate, Expectation.ALWAYS)``, the fields out of order, was
+        # accepted and then silently ignored by every search).
+        if not isinstance(self.expectation, Expectation):
+            raise TypeError(f"property {self.name!r}: expectation must be an Expectation, got "
+                            f"{self.expectation!r} (use Property.always(name, holds), ...)")
+        if not callable(self.holds):
+            raise TypeError(f"property {self.name!r}: holds must be callable, got {self.holds!r}")
+        if self.explain is not None and not callable(self.explain):
+            raise TypeError(f"property {self.name!r}: explain must be callable or None, got {self.explain!r}")
+
     @staticmethod
     def always(name: str, holds: Callable[[Any], bool], description: str = "",
                explain: Callable[[Any], str] | None = None) -> "Property":

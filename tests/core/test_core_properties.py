@@ -218,3 +218,15 @@ def test_limits_reject_negative_values(field: str) -> None:
     with pytest.raises(ValueError, match=field):
         Limits(**{field: -1})
     assert getattr(Limits(**{field: 0}), field) == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (("p", lambda s: True, Expectation.ALWAYS), "expectation must be an Expectation"),  # fields out of order
+    (("p", "always", lambda s: True), "expectation must be an Expectation"),
+    (("p", Expectation.ALWAYS, None), "holds must be callable"),
+    (("p", Expectation.ALWAYS, lambda s: True, "", "why"), "explain must be callable or None"),
+])
+def test_a_property_the_searches_could_not_classify_is_refused(args: tuple, message: str) -> None:
+    # it used to be accepted and then never checked by any search: a silent pass
+    with pytest.raises(TypeError, match=message):
+        Property(*args)

@@ -12,17 +12,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nice_attendre import Expectation, Limits, Metric, Property, dfs
+from nice_attendre import Limits, Metric, Property, dfs
 from nice_attendre.parallel import InProcessCluster, ProcessCluster, WorkerError, search
 from test_core_dfs_graphs import Graph, graphs
 
 SETTINGS = settings(max_examples=120, deadline=None)
 
 
-def distances(graph: Graph, limit: int | None = None) -> dict[int, int]:
+def distances(graph: Graph, limit: int | None = None, skip=None) -> dict[int, int]:
     """Shortest distance of every reachable state in the round that stores it: one
     breadth-first search per initial state, in order, from those not reached before
-    (states at distance ``limit`` not expanded)."""
+    (states at distance ``limit`` not expanded; steps for which ``skip(state, event, next)``
+    is true not followed)."""
     dist: dict[int, int] = {}
     for initial in graph.initials:
         if initial in dist:
@@ -35,6 +36,8 @@ def distances(graph: Graph, limit: int | None = None) -> dict[int, int]:
                 continue
             for event in graph.enabled(state):
                 nxt = graph.apply(state, event)
+                if skip is not None and skip(state, event, nxt):
+                    continue
                 if nxt not in dist:
                     dist[nxt] = dist[state] + 1
                     queue.append(nxt)
@@ -67,8 +70,8 @@ def test_counts_equal_the_dfs_and_depth_is_the_bfs_eccentricity(graph: Graph, sh
 @SETTINGS
 @given(graphs(), st.integers(min_value=0, max_value=9), st.integers(min_value=1, max_value=3))
 def test_violations_and_traces(graph: Graph, bad: int, shards: int) -> None:
-    prop = Property("avoid", lambda s: s % 10 != bad, Expectation.ALWAYS)
-    quiet = Property("ends-even", lambda s: s % 2 == 0, Expectation.AT_QUIESCENCE)
+    prop = Property.always("avoid", lambda s: s % 10 != bad)
+    quiet = Property.at_quiescence("ends-even", lambda s: s % 2 == 0)
     expected = dfs(graph, [prop, quiet], keep_going=True)
     result = partitioned(graph, shards, [prop, quiet], keep_going=True)
     one = partitioned(graph, 1, [prop, quiet], keep_going=True)
@@ -92,8 +95,11 @@ def test_violations_and_traces(graph: Graph, bad: int, shards: int) -> None:
 def test_violating_steps_and_their_traces(graph: Graph, bad: int, shards: int) -> None:
     """Properties of transitions: the same counts and violating steps as the DFS (a violating
     step is not followed further), each trace ends with its step after a shortest path."""
-    step = Property("no-bad-step", lambda before, event, after: not (after % 10 == bad and before % 3 != 0),
-                    Expectation.TRANSITION, explain=lambda after: f"reached {after}")
+    def bad_step(before: int, event: object, after: int) -> bool:
+        return after % 10 == bad and before % 3 != 0
+
+    step = Property.on_transition("no-bad-step", lambda before, event, after: not bad_step(before, event, after),
+                                  explain=lambda after: f"reached {after}")
 
     def steps(result):  # each violation: (property, state before, event, state after)
         found = []
@@ -107,7 +113,8 @@ def test_violating_steps_and_their_traces(graph: Graph, bad: int, shards: int) -
     one = partitioned(graph, 1, [step], keep_going=True)
     assert result.stats.counts()[:3] == expected.stats.counts()[:3]
     assert steps(result) == steps(expected)
-    dist = distances(graph)
+    dist = distances(graph, skip=bad_step)  # the stored states: violating steps not followed
+    assert result.stats.max_depth == max(dist.values())
     for found in result.discoveries:
         assert found.trace.replay(graph) == found.trace.final and found.reason == f"reached {found.trace.final}"
         before = found.trace.steps[-2].state if len(found.trace.steps) > 1 else found.trace.initial
@@ -122,7 +129,7 @@ def test_violating_steps_and_their_traces(graph: Graph, bad: int, shards: int) -
 @SETTINGS
 @given(graphs(), st.integers(min_value=1, max_value=3))
 def test_sometimes_and_metrics(graph: Graph, shards: int) -> None:
-    some = Property("reach-3", lambda s: s == 3, Expectation.SOMETIMES)
+    some = Property.sometimes("reach-3", lambda s: s == 3)
     metric = Metric("state", lambda s: s)
     expected = dfs(graph, [some], metrics=[metric])
     result = partitioned(graph, shards, [some], [metric])
