@@ -19,11 +19,12 @@ from test_core_dfs_graphs import Graph, graphs
 SETTINGS = settings(max_examples=120, deadline=None)
 
 
-def distances(graph: Graph, limit: int | None = None, skip=None) -> dict[int, int]:
+def distances(graph: Graph, limit: int | None = None, skip=None, stuck=None) -> dict[int, int]:
     """Shortest distance of every reachable state in the round that stores it: one
     breadth-first search per initial state, in order, from those not reached before
-    (states at distance ``limit`` not expanded; steps for which ``skip(state, event, next)``
-    is true not followed)."""
+    (states at distance ``limit`` and states for which ``stuck(state)`` is true, such as
+    those violating an ``always`` property, not expanded; steps for which
+    ``skip(state, event, next)`` is true not followed)."""
     dist: dict[int, int] = {}
     for initial in graph.initials:
         if initial in dist:
@@ -32,7 +33,7 @@ def distances(graph: Graph, limit: int | None = None, skip=None) -> dict[int, in
         queue = deque([initial])
         while queue:
             state = queue.popleft()
-            if limit is not None and dist[state] >= limit:
+            if limit is not None and dist[state] >= limit or stuck is not None and stuck(state):
                 continue
             for event in graph.enabled(state):
                 nxt = graph.apply(state, event)
@@ -78,7 +79,7 @@ def test_violations_and_traces(graph: Graph, bad: int, shards: int) -> None:
     assert result.stats.counts()[:3] == expected.stats.counts()[:3]
     assert sorted((d.property, d.trace.final) for d in result.discoveries) == \
         sorted((d.property, d.trace.final) for d in expected.discoveries)
-    dist = distances(graph)
+    dist = distances(graph, stuck=lambda s: not prop.holds(s))  # a violating state is not expanded
     for found in result.discoveries:
         found.trace.replay(graph)
         assert len(found.trace) == dist[found.trace.final]
