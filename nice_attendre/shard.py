@@ -136,8 +136,11 @@ class Shard:
         self.fingerprint_of, self.peek, self.build = peek_functions(system)
         make_codec = getattr(system, "state_codec", None)
         self.codec = make_codec() if make_codec is not None else PickleCodec()
-        #: fingerprints known not to be new: the states this shard owns, and the successors it
-        #: shipped to their owners in earlier levels (a successor met again is a revisit)
+        #: the fingerprints of the states this shard owns and has stored (a successor among
+        #: them is a revisit). The successors offered to other shards are not remembered: a
+        #: state is almost always reached again only in the level it was first offered in
+        #: (route-flow, OpenFlow-B, linear:6, 2 packets, two shards: 358,100 offers against
+        #: 357,499 when remembered), and remembering them made this set twice as large.
         self.seen: set[int] = set()
         #: (fingerprint, parent's fingerprint) of every state this shard owns, in the order
         #: stored (an initial state is its own parent); read only to rebuild traces
@@ -282,7 +285,6 @@ class Shard:
         self._outbox = [[] for _ in range(shards)]
         for peer, fps in enumerate(outgoing):
             if peer != index and fps:
-                seen.update(fps)  # from now on the owner has them
                 self._outbox[peer] = [offered[f] for f in fps]
                 offers[peer] = array("Q", fps).tobytes() + array("Q", [parent_of[f] for f in fps]).tobytes()
         report.seconds = _cpu() - started
