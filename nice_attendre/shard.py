@@ -160,7 +160,8 @@ class Shard:
         self._next_parent: dict[int, int] = {}
         self._next_state: dict[int, Any] = {}
         self._revisits = 0
-        #: per peer: the states offered to it this level (by fingerprint: (made from, handle))
+        #: per peer: the states offered to it this level, in the order offered (owned by
+        #: fingerprint: (the state it is made from, the peek's handle); by a part: the state)
         self._outbox: list[list[Any]] = []
         self._awaiting: list[list[int]] = []  # per sender: fingerprints asked of it, in order
         self._want_seconds = self._ship_seconds = 0.0  # this level's, reported by take()
@@ -199,17 +200,21 @@ class Shard:
         started = _cpu()
         report = LevelReport()
         deadline = None if seconds is None else time.monotonic() + seconds
-        # the new successors: fingerprint -> smallest parent; those built here: fingerprint
-        # -> state; owned by fingerprint, another shard's: fingerprint -> (the state it is made
-        # from, the peek's handle), built only if its owner asks for it in ship() (most are
-        # revisits there)
-        parent_of: dict[int, int] = {}
+        # The new successors, per owner: fingerprint -> its smallest parent from here (in the
+        # order first reached); those built here: fingerprint -> state. Owned by fingerprint,
+        # another shard's successor is not built unless its owner asks for it in ship() (most
+        # are revisits there): what it is made from, (state, the peek's handle), is kept in
+        # the order of its owner's table. Owned by a part, every new successor is built here
+        # and kept in this shard's table until the owners are known (its state names them).
+        tables: list[dict[int, int]] = [{} for _ in range(self.shards)]
+        made: list[list[tuple[Any, Any]]] = [[] for _ in range(self.shards)]
         state_of: dict[int, Any] = {}
-        made_of: dict[int, tuple[Any, Any]] = {}
         seen, peek, build = self.seen, self.peek, self.build
         on_step = self.on_step
         shards, index = self.shards, self.index
         by_fingerprint = self.partition.name is None
+        split = by_fingerprint and shards > 1  # successors owned by other shards are known by their fingerprint
+        own_parents = tables[index]
         cut = self.max_depth is not None and self.level >= self.max_depth
         transitions = revisits = 0
         next_check = _CHECK_EVERY
@@ -236,17 +241,22 @@ class Shard:
                     if sfp in seen:
                         revisits += 1
                         continue
-                    known = parent_of.get(sfp)
+                    if split:
+                        owner = (sfp >> 32) % shards  # fingerprint.owner, inlined
+                        parents = tables[owner]
+                    else:
+                        owner, parents = index, own_parents
+                    known = parents.get(sfp)
                     if known is None:
-                        parent_of[sfp] = fp
-                        if by_fingerprint and (sfp >> 32) % shards != index:  # fingerprint.owner, inlined
-                            made_of[sfp] = (state, handle)
-                        else:
+                        if owner == index:
                             state_of[sfp] = build(state, handle)  # only a successor not seen before
+                        else:
+                            made[owner].append((state, handle))
+                        parents[sfp] = fp
                     else:  # reached again in this level from here
                         revisits += 1
                         if fp < known:
-                            parent_of[sfp] = fp
+                            parents[sfp] = fp
                 transitions += len(events)
                 if report.stop_reason:
                     break
@@ -263,30 +273,26 @@ class Shard:
             transitions += next((i for i, done in enumerate(events) if done is event), 0)
         self._revisits += revisits
         report.transitions = transitions
-        outgoing: list[list[int]] = [[] for _ in range(shards)]
-        if by_fingerprint:  # what is built here is this shard's own
-            outgoing[index] = list(state_of)
-            for sfp in made_of:
-                outgoing[(sfp >> 32) % shards].append(sfp)  # fingerprint.owner(sfp, shards), inlined
-            offered = made_of
-        else:
-            owner = self._owner
+        if not by_fingerprint:  # route by the part the successor's state holds
+            part_owner = self._owner
             for sfp, successor in state_of.items():
-                outgoing[owner(successor, sfp)].append(sfp)
-            offered = state_of
+                owner = part_owner(successor, sfp)
+                if owner != index:
+                    tables[owner][sfp] = own_parents.pop(sfp)
+                    made[owner].append(successor)
+            state_of = {sfp: state_of[sfp] for sfp in own_parents}
         # This shard's own successors start the next level's tables (empty until now: the
         # other shards' offers come in want(), after every shard has expanded), in the order
         # they were made. None is stored yet (the loop above skipped the stored ones), and each
-        # is in ``parent_of`` once, with its smallest parent from here.
-        own = outgoing[index]
-        self._next_parent = {sfp: parent_of[sfp] for sfp in own}
-        self._next_state = state_of if by_fingerprint else {sfp: state_of[sfp] for sfp in own}
+        # is in its owner's table once, with its smallest parent from here.
+        self._next_parent = own_parents
+        self._next_state = state_of
         offers = [b""] * shards
-        self._outbox = [[] for _ in range(shards)]
-        for peer, fps in enumerate(outgoing):
-            if peer != index and fps:
-                self._outbox[peer] = [offered[f] for f in fps]
-                offers[peer] = array("Q", fps).tobytes() + array("Q", [parent_of[f] for f in fps]).tobytes()
+        for peer, parents in enumerate(tables):
+            if peer != index and parents:
+                offers[peer] = array("Q", parents).tobytes() + array("Q", parents.values()).tobytes()
+        made[index] = []
+        self._outbox = made
         report.seconds = _cpu() - started
         return report, offers
 
