@@ -238,14 +238,16 @@ class Shard:
                         handle = Computed(build(state, handle))
                         if self._violates(state, fp, position, event, handle.state, report):
                             continue  # a violating step is not followed further (as in the DFS)
-                    if sfp in seen:
-                        revisits += 1
-                        continue
-                    if split:
-                        owner = (sfp >> 32) % shards  # fingerprint.owner, inlined
-                        parents = tables[owner]
+                    # Only this shard's own stored states are in ``seen``: another shard's
+                    # successor is not looked up there (its owner tells if it is stored).
+                    owner = (sfp >> 32) % shards if split else index  # fingerprint.owner, inlined
+                    if owner == index:
+                        if sfp in seen:
+                            revisits += 1
+                            continue
+                        parents = own_parents
                     else:
-                        owner, parents = index, own_parents
+                        parents = tables[owner]
                     known = parents.get(sfp)
                     if known is None:
                         if owner == index:
