@@ -69,6 +69,21 @@ def test_counts_equal_the_dfs_and_depth_is_the_bfs_eccentricity(graph: Graph, sh
 
 
 @SETTINGS
+@given(graphs(), st.integers(min_value=2, max_value=4))
+def test_a_shard_keeps_the_fingerprints_of_its_own_states_only(graph: Graph, shards: int) -> None:
+    """Memory: the set a shard checks successors against holds exactly the states it stored,
+    none that it offered to another shard (which doubled it), and the counts stay the DFS's."""
+    cluster = InProcessCluster(lambda: (graph, (), ()), shards)
+    kept = list(cluster._shards)
+    result = search(cluster, graph)
+    assert result.complete
+    assert sum(shard.counts() for shard in kept) == result.stats.unique_states == dfs(graph).stats.unique_states
+    for shard in kept:
+        assert len(shard.seen) == shard.counts()
+        assert all(shard._owner(None, fp) == shard.index for fp in shard.seen)
+
+
+@SETTINGS
 @given(graphs(), st.integers(min_value=0, max_value=9), st.integers(min_value=1, max_value=3))
 def test_violations_and_traces(graph: Graph, bad: int, shards: int) -> None:
     prop = Property.always("avoid", lambda s: s % 10 != bad)
