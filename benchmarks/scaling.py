@@ -14,11 +14,18 @@ the ceiling for any two-worker run at that moment.
     python benchmarks/scaling.py                       # sequential, processes 1 and 2, ray 1 and 2
     python benchmarks/scaling.py --runs seq,proc2 --json out.json
     python benchmarks/scaling.py --runs seq,proc2,proc2p --partition app   # states owned by a part
+    python benchmarks/scaling.py --scenario attendre-linear7-5pkt --runs seq,seqf,proc2 --repeat 3
 
 ``proc2p`` is ``proc2`` with the states owned by the part ``--partition`` names
 (:mod:`nice_attendre.partition`) instead of by fingerprint. ``seqf`` is the sequential search
 storing fingerprints (``--fingerprint``), as the shards do: the partitioned engine's speed-up
 against it is the part of the speed-up that is not the cheaper storage.
+
+On a machine shared with other work the same run may take a third longer from one minute to
+the next. ``--repeat N`` makes N rounds of the runs, one after another (seq, proc2, seq, proc2,
+...: a slow spell hits every configuration), gives each run its speed-up against the ``seq``
+of its own round, and ends with each configuration's median wall time and its median, lowest
+and highest speed-up over the rounds.
 
 This is a benchmark, not a test.
 """
@@ -28,6 +35,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -89,6 +97,28 @@ def run_one(scenario: str, name: str, partition: str = "fingerprint") -> dict:
             "cpu_seconds": round(_cpu_seconds() - cpu, 2)}
 
 
+def _measure(scenario: str, name: str, partition: str) -> dict | None:
+    """Run configuration ``name`` in fresh processes (two at once for ``pair``); its row,
+    without the speed-up (``copies``: how many searches ran at once), or None if one failed."""
+    load_before = os.getloadavg()[0]
+    copies = 2 if name == "pair" else 1
+    children = [subprocess.Popen([sys.executable, __file__, "--child", scenario,
+                                  "seq" if name == "pair" else name, partition],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for _ in range(copies)]
+    outputs = [child.communicate() + (child.returncode,) for child in children]
+    for _stdout, stderr, code in outputs:
+        if code != 0:
+            print(f"{name:<6} FAILED (exit code {code}):\n{stderr.strip()}", file=sys.stderr)
+            return None
+    parts = [json.loads(stdout) for stdout, _stderr, _code in outputs]
+    row = dict(parts[0], run=name, workers=RUNS[name][0], engine=RUNS[name][1], copies=copies,
+               wall_seconds=max(p["wall_seconds"] for p in parts),
+               cpu_seconds=round(sum(p["cpu_seconds"] for p in parts), 2))
+    row["load_before"], row["load_after"] = load_before, os.getloadavg()[0]
+    return row
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), default=DEFAULT)
@@ -96,6 +126,7 @@ def main() -> int:
                         help=f"comma-separated, from {', '.join(RUNS)}")
     parser.add_argument("--json", help="write the measurements to this file")
     parser.add_argument("--partition", default="app", help="the part that owns the states in the proc2p run")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of the runs, one after another")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -105,39 +136,41 @@ def main() -> int:
     unknown = [n for n in names if n not in RUNS]
     if unknown:
         parser.error(f"unknown run {unknown[0]!r} (known: {', '.join(RUNS)})")
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
     print(f"scenario {args.scenario}: {' '.join(map(str, SCENARIOS[args.scenario]))}; "
           f"{os.cpu_count()} CPUs")
     print(f"{'run':<6} {'engine':<12} {'workers':>7} {'transitions':>12} {'states':>10} {'revisits':>10} "
           f"{'depth':>5} {'wall s':>7} {'cpu s':>7} {'speed-up':>8} {'balance':>7}  load before/after")
     rows = []
-    base = None
-    for name in names:
-        load_before = os.getloadavg()[0]
-        copies = 2 if name == "pair" else 1
-        children = [subprocess.Popen([sys.executable, __file__, "--child", args.scenario,
-                                      "seq" if name == "pair" else name, args.partition],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                    for _ in range(copies)]
-        outputs = [child.communicate() + (child.returncode,) for child in children]
-        for _stdout, stderr, code in outputs:
-            if code != 0:
-                print(f"{name:<6} FAILED (exit code {code}):\n{stderr.strip()}", file=sys.stderr)
+    for round_index in range(args.repeat):
+        base = None
+        for name in names:
+            row = _measure(args.scenario, name, args.partition)
+            if row is None:
                 return 1
-        parts = [json.loads(stdout) for stdout, _stderr, _code in outputs]
-        row = dict(parts[0], run=name, workers=RUNS[name][0], engine=RUNS[name][1],
-                   wall_seconds=max(p["wall_seconds"] for p in parts),
-                   cpu_seconds=round(sum(p["cpu_seconds"] for p in parts), 2))
-        row["load_before"], row["load_after"] = load_before, os.getloadavg()[0]
-        if name == "seq":
-            base = row["wall_seconds"]
-        row["speedup"] = round(copies * base / row["wall_seconds"], 2) if base else None
-        rows.append(row)
-        speedup = f"{row['speedup']:.2f}x" if row["speedup"] else "-"
-        balance = f"{row['balance']:.0%}" if row.get("balance") is not None and row["workers"] > 1 else "-"
-        print(f"{name:<6} {row['engine']:<12} {row['workers']:>7} {row['transitions']:>12,} "
-              f"{row['unique_states']:>10,} {row['revisits']:>10,} {row['max_depth']:>5} {row['wall_seconds']:>7.1f} "
-              f"{row['cpu_seconds']:>7.1f} {speedup:>8} {balance:>7}  {row['load_before']:.2f}/{row['load_after']:.2f}",
-              flush=True)
+            row["round"] = round_index + 1
+            if name == "seq":
+                base = row["wall_seconds"]
+            row["speedup"] = round(row.pop("copies") * base / row["wall_seconds"], 2) if base else None
+            rows.append(row)
+            speedup = f"{row['speedup']:.2f}x" if row["speedup"] else "-"
+            balance = f"{row['balance']:.0%}" if row.get("balance") is not None and row["workers"] > 1 else "-"
+            print(f"{name:<6} {row['engine']:<12} {row['workers']:>7} {row['transitions']:>12,} "
+                  f"{row['unique_states']:>10,} {row['revisits']:>10,} {row['max_depth']:>5} "
+                  f"{row['wall_seconds']:>7.1f} {row['cpu_seconds']:>7.1f} {speedup:>8} {balance:>7}  "
+                  f"{row['load_before']:.2f}/{row['load_after']:.2f}", flush=True)
+    if args.repeat > 1:
+        print(f"over {args.repeat} rounds (speed-up against the seq of the same round):")
+        for name in names:
+            mine = [r for r in rows if r["run"] == name]
+            walls = [r["wall_seconds"] for r in mine]
+            speedups = [r["speedup"] for r in mine if r["speedup"] is not None]
+            line = f"{name:<6} median wall {statistics.median(walls):7.1f} s"
+            if speedups:
+                line += (f"   speed-up median {statistics.median(speedups):.2f}x "
+                         f"(lowest {min(speedups):.2f}x, highest {max(speedups):.2f}x)")
+            print(line)
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(rows, handle, indent=2)
