@@ -207,7 +207,7 @@ class Shard:
         # the order of its owner's table. Owned by a part, every new successor is built here
         # and kept in this shard's table until the owners are known (its state names them).
         tables: list[dict[int, int]] = [{} for _ in range(self.shards)]
-        made: list[list[tuple[Any, Any]]] = [[] for _ in range(self.shards)]
+        made: list[list[Any]] = [[] for _ in range(self.shards)]
         state_of: dict[int, Any] = {}
         seen, peek, build = self.seen, self.peek, self.build
         on_step = self.on_step
@@ -293,8 +293,7 @@ class Shard:
         for peer, parents in enumerate(tables):
             if peer != index and parents:
                 offers[peer] = array("Q", parents).tobytes() + array("Q", parents.values()).tobytes()
-        made[index] = []
-        self._outbox = made
+        self._outbox = made  # (this shard's own entry stays empty)
         report.seconds = _cpu() - started
         return report, offers
 
