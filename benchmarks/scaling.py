@@ -53,8 +53,7 @@ DEFAULT = "mac-learning-linear2-4pkt"
 #: run name -> (workers, engine); workers 1 on "processes" is the sequential depth-first search
 RUNS: dict[str, tuple[int, str]] = {
     "seq": (1, "processes"), "seqf": (1, "processes"), "pair": (2, "independent"), "proc1": (1, "partitioned"),
-    "proc2": (2, "processes"),
-    "proc2p": (2, "processes"), "ray1": (1, "ray"), "ray2": (2, "ray"),
+    "proc2": (2, "processes"), "proc2p": (2, "processes"), "ray1": (1, "ray"), "ray2": (2, "ray"),
 }
 
 
@@ -91,7 +90,7 @@ def run_one(scenario: str, name: str, partition: str = "fingerprint") -> dict:
     return {"scenario": scenario, "run": name, "workers": workers, "engine": engine,
             "transitions": stats.transitions, "unique_states": stats.unique_states, "revisits": stats.revisits,
             "max_depth": stats.max_depth, "complete": result.complete, "ok": result.ok,
-            "partition": result.partition,
+            "partition": result.partition, "fingerprints": result.collision_probability is not None,
             "balance": None if result.balance is None else round(result.balance.efficiency, 3),
             "wall_seconds": round(wall, 2), "search_seconds": round(stats.elapsed, 2),
             "cpu_seconds": round(_cpu_seconds() - cpu, 2)}
@@ -119,7 +118,7 @@ def _measure(scenario: str, name: str, partition: str) -> dict | None:
     return row
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), default=DEFAULT)
     parser.add_argument("--runs", default="seq,seqf,pair,proc1,proc2,proc2p,ray1,ray2",
@@ -128,7 +127,7 @@ def main() -> int:
     parser.add_argument("--partition", default="app", help="the part that owns the states in the proc2p run")
     parser.add_argument("--repeat", type=int, default=1, help="rounds of the runs, one after another")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(run_one(*args.child)))
         return 0
