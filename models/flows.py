@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from nice_attendre.errors import InputError
+from nice_attendre.input_files import SETTINGS_BYTES, read_text
 from nice_attendre.models.addresses import IP_BROADCAST, default_ip, is_address
 from nice_attendre.models.packet import BROADCAST, Header
 from nice_attendre.models.topology import Topology
@@ -187,13 +188,15 @@ def load_file(path: str | Path) -> tuple[tuple[Flow, ...], tuple[tuple[str, str]
         import tomli as tomllib  # type: ignore[no-redef]
 
     path = Path(path)
+    # A regular file only (not /dev/zero, a FIFO), of at most SETTINGS_BYTES.
+    text = read_text(path, "scenario file", SETTINGS_BYTES)
     try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise InputError(f"scenario file {str(path)!r} not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read scenario file {str(path)!r}: {exc}") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"scenario file {str(path)!r} is not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise InputError(f"scenario file {str(path)!r} nests arrays or tables too deeply") from None
+    except ValueError as exc:  # a number tomllib cannot convert (too many digits)
         raise InputError(f"scenario file {str(path)!r} is not valid TOML: {exc}") from None
     unknown = sorted(set(data) - {"flow", "move"})
     if unknown:

@@ -2,8 +2,9 @@
 (front end: it rebuilds networks from names).
 
 :func:`load_document` reads and checks a file written by ``verify --trace-format json``
-(see :mod:`nice_attendre.frontend.trace_format` for the schema); :func:`replay_document` rebuilds the
-network from its ``build`` options, decodes the events and applies them one by one from the
+(:mod:`nice_attendre.frontend.trace_input`; the schema is in
+:mod:`nice_attendre.frontend.trace_format`); :func:`replay_document` rebuilds the network
+from its ``build`` options, decodes the events and applies them one by one from the
 initial state. The outcome says either that the trace reproduces the violation, or exactly
 where it leaves the recorded path:
 
@@ -19,18 +20,13 @@ raises :class:`~nice_attendre.models.event_codec.TraceFormatError` or another
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from nice_attendre.errors import InputError
+from nice_attendre.frontend.trace_input import TraceFileError, check_document, load_document
 from nice_attendre.property import Expectation
-from nice_attendre.frontend.trace_format import BUILD_KEYS, FORMAT, VERSION
 
-
-class TraceFileError(InputError):
-    """A saved trace file cannot be used (unreadable, not JSON, wrong format or version)."""
+__all__ = ["ReplayOutcome", "TraceFileError", "check_document", "load_document", "replay_document"]
 
 
 @dataclass(frozen=True)
@@ -50,44 +46,6 @@ class ReplayOutcome:
     @property
     def reproduced(self) -> bool:
         return self.kind == "reproduced"
-
-
-def load_document(path: Path) -> dict[str, Any]:
-    """The saved trace in ``path``, checked for format, version and required fields."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TraceFileError(f"cannot read trace {str(path)!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise TraceFileError(f"trace {str(path)!r} is not UTF-8 text") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TraceFileError(f"trace {str(path)!r} is not JSON ({exc.msg} at line {exc.lineno})") from None
-    return check_document(data, str(path))
-
-
-def check_document(data: Any, where: str = "trace") -> dict[str, Any]:
-    """``data`` if it is a version-1 saved trace with every required field, else
-    :class:`TraceFileError`."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise TraceFileError(f"{where} is not a nice-attendre trace (no \"format\": \"{FORMAT}\"); "
-                             "write one with verify --trace-format json --trace-out FILE")
-    if data.get("version") != VERSION:
-        raise TraceFileError(f"{where}: trace format version {data.get('version')!r} is not supported "
-                             f"(this nice-attendre reads version {VERSION})")
-    for key, kind in (("build", dict), ("property", str), ("events", list), ("fingerprints", list)):
-        if not isinstance(data.get(key), kind):
-            raise TraceFileError(f"{where}: field {key!r} is missing or not a {kind.__name__}")
-    if not isinstance(data["build"].get("app"), str):
-        raise TraceFileError(f"{where}: build.app is missing or not a string")
-    unknown = sorted(set(data["build"]) - set(BUILD_KEYS))
-    if unknown:
-        raise TraceFileError(f"{where}: unknown build option {unknown[0]!r}")
-    if len(data["fingerprints"]) != len(data["events"]) + 1:
-        raise TraceFileError(f"{where}: {len(data['fingerprints'])} fingerprints for {len(data['events'])} events "
-                             "(expected one more than the events)")
-    return data
 
 
 def _fingerprint(net: Any, state: Any) -> str:

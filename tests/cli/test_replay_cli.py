@@ -99,7 +99,7 @@ def test_property_now_holds(tmp_path: Path) -> None:
     (json.dumps({"format": "nice-attendre-trace", "version": 1, "build": {"app": "x"}, "property": "p",
                  "events": []}), "'fingerprints' is missing"),
     (json.dumps({"format": "nice-attendre-trace", "version": 1, "build": {"app": "no-such-app"},
-                 "property": "p", "events": [], "fingerprints": ["0"]}), "no-such-app"),
+                 "property": "p", "events": [], "fingerprints": ["0" * 16]}), "no-such-app"),
     (json.dumps({"format": "nice-attendre-trace", "version": 1, "build": {"app": "route-flow", "colour": 1},
                  "property": "p", "events": [], "fingerprints": ["0"]}), "unknown build option 'colour'"),
 ])
