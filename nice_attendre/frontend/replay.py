@@ -14,19 +14,25 @@ where it leaves the recorded path:
   the recorded one (its stable fingerprint; the app or the model changed: "step 7 leads to
   a different state"); or the whole trace replays and the property now holds.
 
-Bad input (not JSON, another format or version, missing fields, an unknown app or event)
-raises :class:`~nice_attendre.models.event_codec.TraceFormatError` or another
-:class:`~nice_attendre.errors.InputError`.
+The replay imports and reads only what the user names: a trace that names an app,
+topology, property or scenario by a file or module is refused unless the user names it too
+(:mod:`nice_attendre.frontend.replay_sources`).
+
+Bad input (not JSON, another format or version, missing fields, an unknown app or event, a
+file the user did not name) raises :class:`~nice_attendre.models.event_codec.TraceFormatError`
+or another :class:`~nice_attendre.errors.InputError`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from nice_attendre.frontend.replay_sources import Sources, UntrustedTraceError, trusted_build
 from nice_attendre.frontend.trace_input import TraceFileError, check_document, load_document
 from nice_attendre.property import Expectation
 
-__all__ = ["ReplayOutcome", "TraceFileError", "check_document", "load_document", "replay_document"]
+__all__ = ["ReplayOutcome", "Sources", "TraceFileError", "UntrustedTraceError", "check_document", "load_document",
+           "replay_document"]
 
 
 @dataclass(frozen=True)
@@ -52,9 +58,15 @@ def _fingerprint(net: Any, state: Any) -> str:
     return f"{net.fingerprint(state):016x}"
 
 
-def replay_document(data: dict[str, Any], max_handler_seconds: float | None = None) -> ReplayOutcome:
+def replay_document(data: dict[str, Any], max_handler_seconds: float | None = None,
+                    sources: Sources = Sources()) -> ReplayOutcome:
     """Rebuild the network of saved trace ``data`` and replay its events (see the module
     docstring). ``data`` must have passed :func:`check_document`.
+
+    The app, topology, properties and scenario the trace names by a file or module are
+    imported or read only as the user names them in ``sources`` (``--app``, ``--topology``,
+    ``--property``, ``--scenario``): else :class:`UntrustedTraceError`, raised before
+    anything is imported (see :mod:`nice_attendre.frontend.replay_sources`).
 
     Each call into the app may run ``max_handler_seconds`` (default: as in ``verify``); a
     handler that runs longer becomes an app exception, as in a search, so an edited app
@@ -62,17 +74,19 @@ def replay_document(data: dict[str, Any], max_handler_seconds: float | None = No
     from nice_attendre.frontend.api import DEFAULT_HANDLER_SECONDS
     from nice_attendre.watchdog import Watchdog
 
+    options = trusted_build(data["build"], sources)  # before anything is imported or read
     limit = DEFAULT_HANDLER_SECONDS if max_handler_seconds is None else max_handler_seconds
     with Watchdog(call_seconds=limit, signals=False) as watchdog:
-        return _replay(data, watchdog)
+        return _replay(data, options, watchdog)
 
 
-def _replay(data: dict[str, Any], watchdog: Any) -> ReplayOutcome:
-    """:func:`replay_document` under ``watchdog``'s per-call time limit."""
+def _replay(data: dict[str, Any], trusted: dict[str, Any], watchdog: Any) -> ReplayOutcome:
+    """:func:`replay_document` of ``data`` built with the ``trusted`` options, under
+    ``watchdog``'s per-call time limit."""
     from nice_attendre.frontend.api import build
     from nice_attendre.models.event_codec import decode_event
 
-    options = {key: value for key, value in data["build"].items() if value is not None}
+    options = {key: value for key, value in trusted.items() if value is not None}
     app = options.pop("app")
     run = build(app, **options, guard=watchdog.guard)
     net = run.network
