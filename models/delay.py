@@ -498,7 +498,11 @@ def rtt_grid(values: tuple[float, ...], n_switches: int, limit: int = 5_000_000)
             "use fewer tau values or switches, or a Monte Carlo study",
             "tau",
         )
-    index = np.indices((len(values),) * n_switches).reshape(n_switches, -1).T
+    # Row c's index for switch j is digit j of c in base len(values), the first the most
+    # significant (np.indices would need one array dimension per switch: at most 64).
+    base = len(values)
+    powers = base ** np.arange(n_switches - 1, -1, -1, dtype=np.int64)
+    index = (np.arange(count, dtype=np.int64)[:, None] // powers) % base
     return np.asarray(values, dtype=float)[index]
 
 
