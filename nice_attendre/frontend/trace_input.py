@@ -174,7 +174,8 @@ def _check_events(events: list[Any], where: str) -> None:
     against the rebuilt network when the events are decoded."""
     for index, event in enumerate(events, start=1):
         if not isinstance(event, dict) or not isinstance(event.get("event"), str):
-            got = f"an object whose \"event\" is {_name(event.get('event'))}" if isinstance(event, dict) else _name(event)
+            got = (f"an object whose \"event\" is {_name(event.get('event'))}" if isinstance(event, dict)
+                   else _name(event))
             raise TraceFileError(f"{where}: event {index} must be an object with an \"event\" name (a string), "
                                  f"not {got}")
         for key, value in event.items():

@@ -80,8 +80,10 @@ def test_a_directory_is_refused(tmp_path: Path, option: str) -> None:
 
 @pytest.mark.parametrize("args, limit, what", [
     (["replay", "big.json"], TRACE_BYTES, "trace 'big.json' is larger than 64 MiB"),
-    (["verify", "route-flow", "--scenario", "big.toml"], SETTINGS_BYTES, "scenario file 'big.toml' is larger than 1 MiB"),
-    (["verify", "route-flow", "-t", "big.graphml"], TOPOLOGY_BYTES, "topology file 'big.graphml' is larger than 16 MiB"),
+    (["verify", "route-flow", "--scenario", "big.toml"], SETTINGS_BYTES,
+     "scenario file 'big.toml' is larger than 1 MiB"),
+    (["verify", "route-flow", "-t", "big.graphml"], TOPOLOGY_BYTES,
+     "topology file 'big.graphml' is larger than 16 MiB"),
     (["delay", "--config", "big.toml"], SETTINGS_BYTES, "parameter file 'big.toml' is larger than 1 MiB"),
 ], ids=["replay", "scenario", "topology", "delay"])
 def test_a_file_above_the_limit_is_refused_naming_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -103,7 +103,8 @@ def test_the_app_the_user_names_is_the_one_replayed(app_trace: tuple[Path, ...])
 
 
 @pytest.mark.parametrize("given, message", [
-    ("{app}:Other", "--app {app}:Other does not match the trace's app '{hostile}:FirstHopOnly': give PATH:FirstHopOnly"),
+    ("{app}:Other",
+     "--app {app}:Other does not match the trace's app '{hostile}:FirstHopOnly': give PATH:FirstHopOnly"),
     ("route-flow", "--app route-flow does not match the trace's app '{hostile}:FirstHopOnly': give PATH:FirstHopOnly"),
 ])
 def test_an_app_that_does_not_match_the_trace_is_refused(app_trace: tuple[Path, ...], given: str, message: str) -> None:

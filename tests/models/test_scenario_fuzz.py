@@ -132,7 +132,8 @@ def mutated_scenarios(draw: st.DrawFn) -> str:
         elif action == "drop" and table:
             del table[draw(st.sampled_from(sorted(table)))]
         else:
-            table[draw(KEYS) if action == "add" or not table else draw(st.sampled_from(sorted(table)))] = draw(TOML_VALUES)
+            key = draw(KEYS) if action == "add" or not table else draw(st.sampled_from(sorted(table)))
+            table[key] = draw(TOML_VALUES)
     text = toml_document(data)
     if draw(st.integers(0, 5)) == 0:  # nest a value thousands deep
         depth = draw(st.sampled_from([50, 3000]))
