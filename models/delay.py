@@ -51,6 +51,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from nice_attendre.errors import InputError
+from nice_attendre.input_files import SETTINGS_BYTES, read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -423,18 +424,15 @@ def load_config(path: Path) -> dict[str, object]:
     file, or a file that is not a key/value table.
     """
     suffix = path.suffix.lower()
+    if suffix not in (".json", ".toml"):
+        raise DelayConfigError(f"parameter file {path} must end in .json or .toml")
+    # A regular file only (not /dev/zero, a FIFO), of at most SETTINGS_BYTES.
+    text = read_text(path, "parameter file", SETTINGS_BYTES, DelayConfigError)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise DelayConfigError(f"cannot read parameter file {path}: {err.strerror}") from None
-    try:
-        if suffix == ".json":
-            data = json.loads(text)
-        elif suffix == ".toml":
-            data = tomllib.loads(text)
-        else:
-            raise DelayConfigError(f"parameter file {path} must end in .json or .toml")
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as err:
+        data = json.loads(text) if suffix == ".json" else tomllib.loads(text)
+    except RecursionError:
+        raise DelayConfigError(f"parameter file {path} nests arrays or tables too deeply") from None
+    except ValueError as err:  # JSONDecodeError, TOMLDecodeError, or a number with too many digits
         raise DelayConfigError(f"parameter file {path} is not valid {suffix[1:].upper()}: {err}") from None
     if not isinstance(data, dict):
         raise DelayConfigError(f"parameter file {path} must hold a table of key = value pairs")
@@ -500,7 +498,11 @@ def rtt_grid(values: tuple[float, ...], n_switches: int, limit: int = 5_000_000)
             "use fewer tau values or switches, or a Monte Carlo study",
             "tau",
         )
-    index = np.indices((len(values),) * n_switches).reshape(n_switches, -1).T
+    # Row c's index for switch j is digit j of c in base len(values), the first the most
+    # significant (np.indices would need one array dimension per switch: at most 64).
+    base = len(values)
+    powers = base ** np.arange(n_switches - 1, -1, -1, dtype=np.int64)
+    index = (np.arange(count, dtype=np.int64)[:, None] // powers) % base
     return np.asarray(values, dtype=float)[index]
 
 

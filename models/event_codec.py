@@ -10,12 +10,16 @@ Field values are JSON scalars (str, int, bool, None) or tuples of them, which JS
 lists and :func:`decode_event` turns back into tuples (event fields are hashable: they never
 hold lists). Decoding looks the class up among the events a given network handles
 (:meth:`Network.event_types`), so a trace saved under one protocol variant names events that
-variant declares; an unknown class or a field the class does not have is a
+variant declares; an unknown class, a field the class does not have or a value of another
+type than the field's annotation (a string where the class says ``int``) is a
 :class:`TraceFormatError`.
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
+import types
+import typing
 from typing import Any, Iterable
 
 from nice_attendre.errors import InputError
@@ -39,6 +43,44 @@ def _decode_value(value: Any, where: str) -> Any:
     if type(value) is list:
         return tuple(_decode_value(item, where) for item in value)
     raise TraceFormatError(f"{where}: {value!r} is not a value an event field can have")
+
+
+@functools.lru_cache(maxsize=None)
+def _hints(cls: type) -> dict[str, Any]:
+    """The resolved annotations of event class ``cls`` (none when they cannot be resolved:
+    its fields are then not type-checked)."""
+    try:
+        return typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - a name only a type checker sees; check nothing
+        return {}
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    """Whether decoded ``value`` has the type ``hint`` says (``int``, ``str``, ``bool``,
+    ``None``, unions, ``tuple[X, ...]`` and ``tuple[X, Y]``; other hints accept anything)."""
+    if hint is Any:
+        return True
+    if hint in (int, str, bool):
+        return type(value) is hint
+    if hint is type(None) or hint is None:
+        return value is None
+    origin = typing.get_origin(hint)
+    arguments = typing.get_args(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        return any(_conforms(value, option) for option in arguments)
+    if origin is tuple:
+        if type(value) is not tuple:
+            return False
+        if len(arguments) == 2 and arguments[1] is Ellipsis:
+            return all(_conforms(item, arguments[0]) for item in value)
+        if arguments == ((),):
+            return value == ()
+        return len(arguments) == len(value) and all(map(_conforms, value, arguments))
+    return True
+
+
+def _type_name(hint: Any) -> str:
+    return hint.__name__ if isinstance(hint, type) else str(hint).replace("typing.", "")
 
 
 def encode_event(event: Any) -> dict[str, Any]:
@@ -73,6 +115,11 @@ def decode_event(data: Any, types: Iterable[type], where: str = "event") -> Any:
     if extra:
         raise TraceFormatError(f"{where}: {name} has no field {extra[0]!r}")
     values = {key: _decode_value(value, f"{where}.{key}") for key, value in data.items() if key != "event"}
+    hints = _hints(cls)
+    for key, value in values.items():
+        if key in hints and not _conforms(value, hints[key]):
+            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+            raise TraceFormatError(f"{where}: {name}.{key} must be {_type_name(hints[key])}, got {shown}")
     try:
         return cls(**values)
     except TypeError as exc:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from nice_attendre.errors import InputError
+from nice_attendre.input_files import SETTINGS_BYTES, read_text
 from nice_attendre.models.addresses import IP_BROADCAST, default_ip, is_address
 from nice_attendre.models.packet import BROADCAST, Header
 from nice_attendre.models.topology import Topology
@@ -69,6 +70,7 @@ class Flow:
 
     def check(self, topology: Topology) -> None:
         """Raise :class:`InputError` unless this flow makes sense on ``topology``."""
+        self._check_types()
         hosts = topology.hosts
         if self.src not in hosts:
             raise InputError(f"flow {self}: unknown sender {self.src!r} (hosts: {', '.join(hosts)})")
@@ -103,6 +105,22 @@ class Flow:
                 raise InputError(f"flow {self}: a host cannot ask for itself")
         elif self.target is not None:
             raise InputError(f"flow {self}: target is for broadcast flows only")
+
+    def _check_types(self) -> None:
+        """Raise :class:`InputError` for a field of another type than it must have (a TOML
+        table or array where a name is expected: it would reach a packet header)."""
+        for name in ("src", "dst", "reply"):
+            if not isinstance(getattr(self, name), str):
+                raise InputError(f"flow {self}: {_FIELD_NAMES.get(name, name)} must be a string, "
+                                 f"got {_kind(getattr(self, name))}")
+        for name in ("proto", "target", "ip_src", "ip_dst"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"flow {self}: {name} must be a string, got {_kind(value)}")
+        for name in ("ip_src", "ip_dst"):
+            value = getattr(self, name)
+            if value is not None and not is_address(value):
+                raise InputError(f"flow {self}: {name} must be an IPv4 address such as 10.0.0.9, got {value!r}")
 
     def header(self) -> Header:
         """The header of this flow's packets (host names stand for MAC addresses; IP
@@ -146,6 +164,19 @@ class Flow:
         return f"{self.src}->{self.dst}" + (":" + ",".join(options) if options else "")
 
 
+#: What a field is called in messages, where it is not its own name.
+_FIELD_NAMES = {"src": "the sender ('from')", "dst": "the destination ('to')"}
+
+
+def _kind(value: Any) -> str:
+    """What ``value`` is, in TOML's words, for messages."""
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return f"{type(value).__name__} {value!r}"
+
+
 _INT_KEYS = ("packets", "sport", "dport")
 _KEYS = tuple(f.name for f in fields(Flow)[2:])
 
@@ -187,13 +218,15 @@ def load_file(path: str | Path) -> tuple[tuple[Flow, ...], tuple[tuple[str, str]
         import tomli as tomllib  # type: ignore[no-redef]
 
     path = Path(path)
+    # A regular file only (not /dev/zero, a FIFO), of at most SETTINGS_BYTES.
+    text = read_text(path, "scenario file", SETTINGS_BYTES)
     try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise InputError(f"scenario file {str(path)!r} not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read scenario file {str(path)!r}: {exc}") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"scenario file {str(path)!r} is not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise InputError(f"scenario file {str(path)!r} nests arrays or tables too deeply") from None
+    except ValueError as exc:  # a number tomllib cannot convert (too many digits)
         raise InputError(f"scenario file {str(path)!r} is not valid TOML: {exc}") from None
     unknown = sorted(set(data) - {"flow", "move"})
     if unknown:
@@ -204,13 +237,20 @@ def load_file(path: str | Path) -> tuple[tuple[Flow, ...], tuple[tuple[str, str]
         missing = [key for key in ("from", "to") if key not in entry]
         if missing:
             raise InputError(f"{where}: needs {' and '.join(repr(k) for k in missing)}")
+        for key in ("from", "to"):
+            if not isinstance(entry[key], str):
+                raise InputError(f"{where}: {key!r} must be a host name (a string), got {_kind(entry[key])}")
         options = {k: v for k, v in entry.items() if k not in ("from", "to")}
-        flows.append(_flow(str(entry["from"]), str(entry["to"]), options, where))
+        flows.append(_flow(entry["from"], entry["to"], options, where))
     moves = []
     for index, entry in enumerate(_tables(data.get("move", []), path, "move"), start=1):
         if set(entry) != {"host", "to"}:
             raise InputError(f"scenario file {str(path)!r}, move {index}: needs exactly 'host' and 'to'")
-        moves.append((str(entry["host"]), str(entry["to"])))
+        for key in ("host", "to"):
+            if not isinstance(entry[key], str):
+                raise InputError(f"scenario file {str(path)!r}, move {index}: {key!r} must be a name (a string), "
+                                 f"got {_kind(entry[key])}")
+        moves.append((entry["host"], entry["to"]))
     if not flows:
         raise InputError(f"scenario file {str(path)!r} has no [[flow]]")
     return tuple(flows), tuple(moves)

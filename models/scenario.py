@@ -15,7 +15,15 @@ from nice_attendre.models.hosts import Delivery, HostState, reply_to
 from nice_attendre.models.packet import BROADCAST, Header
 from nice_attendre.models.topology import Topology
 
-__all__ = ["Delivery", "HostState", "HostSpec", "Scenario", "host_header", "reply_to"]
+__all__ = ["Delivery", "HostState", "HostSpec", "MAX_MOVES", "MAX_PACKETS", "Scenario", "host_header", "reply_to"]
+
+#: Most packets a scenario made of flows may send in all, as ``--packets`` is bounded
+#: (:data:`nice_attendre.frontend.api.MAX_PACKETS`): a state space grows exponentially with
+#: them, so far fewer can be explored, and a million flows would only exhaust memory while
+#: the scenario is built, before any limit of the search applies.
+MAX_PACKETS = 1000
+#: Most host moves a scenario may give (each adds a port to a switch).
+MAX_MOVES = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,14 +155,26 @@ class Scenario:
         ``--flow`` strings): each host sends its flows at once and answers what asks it to;
         ``moves`` are (host, switch name or ``sN``) pairs: the host may move once to a new free
         port of that switch. Raises :class:`InputError` for a flow or move that does not fit
-        the topology."""
+        the topology, and for more than :data:`MAX_PACKETS` packets in all (checked before
+        any flow is parsed when there are more flows than that) or :data:`MAX_MOVES` moves."""
         from nice_attendre.models.flows import as_flows
 
+        # Bounded before anything is built from them: each flow sends a packet at least.
+        if len(flows) > MAX_PACKETS:
+            raise InputError(f"a scenario may send at most {MAX_PACKETS} packets in all (as --packets), and "
+                             f"it has {len(flows)} flows")
+        if len(moves) > MAX_MOVES:
+            raise InputError(f"a scenario may have at most {MAX_MOVES} moves, got {len(moves)}")
         flows = as_flows(flows)
         if not flows:
             raise InputError("a scenario needs at least one flow")
+        total = 0
         for flow in flows:
             flow.check(topology)
+            total += flow.packets
+        if total > MAX_PACKETS:
+            raise InputError(f"a scenario may send at most {MAX_PACKETS} packets in all (as --packets), and "
+                             f"its {len(flows)} flows send {total}")
         scripts: dict[str, list[tuple[Header, str]]] = {h: [] for h in topology.hosts}
         streams: dict[str, list[int]] = {h: [] for h in topology.hosts}
         for flow in flows:

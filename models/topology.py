@@ -12,6 +12,8 @@ first in that search.
 from __future__ import annotations
 
 import inspect
+import io
+import os
 import re
 from collections import deque
 from dataclasses import dataclass, field
@@ -22,6 +24,7 @@ import networkx as nx
 
 from nice_attendre.errors import TopologyError
 from nice_attendre.importing import import_target, is_dir, is_file, names_file
+from nice_attendre.input_files import TOPOLOGY_BYTES, read_bounded
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,10 +302,10 @@ def two_paths_graph(always_on: int, on_demand: int) -> nx.Graph:
     return graph
 
 
-def _refuse_doctype(path: Path) -> None:
-    """Refuse an XML file with a document type declaration (and so with entity
-    declarations) before networkx parses it: entity expansion can make a small file huge
-    (the "billion laughs"), and GraphML needs none. The scan stops at the declaration."""
+def _refuse_doctype(data: bytes, path: Path) -> None:
+    """Refuse an XML file (its bytes ``data``) with a document type declaration (and so with
+    entity declarations) before networkx parses it: entity expansion can make a small file
+    huge (the "billion laughs"), and GraphML needs none. The scan stops at the declaration."""
     from xml.parsers import expat
 
     def refuse(*_args: Any) -> None:
@@ -313,10 +316,18 @@ def _refuse_doctype(path: Path) -> None:
     parser.StartDoctypeDeclHandler = refuse
     parser.EntityDeclHandler = refuse
     try:
-        with open(path, "rb") as handle:
-            parser.ParseFile(handle)
+        parser.Parse(data, True)
     except expat.ExpatError:
         pass  # malformed XML: networkx reports it with its own message
+
+
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` exists but is neither a regular file nor a directory (a device such
+    as ``/dev/zero``, a FIFO, a socket): a graph file's name that :func:`read_bounded` refuses."""
+    try:
+        return os.path.exists(path) and not path.is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 def _load_factory(spec: str) -> Callable[[], Any]:
@@ -372,17 +383,19 @@ def load_topology(spec: str | nx.Graph | Topology) -> Topology:
             raise TopologyError(f"bad topology {text!r}: paths:A,D needs whole numbers 2 <= A < D <= {MAX_SWITCHES}")
         return from_graph(two_paths_graph(int(parts[0]), int(parts[1])), text)
     path = Path(text)
-    if is_file(path):
+    if is_file(path) or _is_special(path):
+        # A regular file only (not /dev/zero, a FIFO), of at most TOPOLOGY_BYTES, read once.
+        data = read_bounded(path, "topology file", TOPOLOGY_BYTES, TopologyError)
         try:
             if path.suffix == ".graphml":
-                _refuse_doctype(path)
+                _refuse_doctype(data, path)
                 # As a multigraph, each node's links keep the order of the file's edges (a
                 # simple Graph would be rebuilt node by node, numbering ports in node order).
-                graph = nx.read_graphml(path, force_multigraph=True)
+                graph = nx.read_graphml(io.BytesIO(data), force_multigraph=True)
             elif path.suffix == ".gml":
-                graph = nx.read_gml(path)
+                graph = nx.read_gml(io.BytesIO(data))
             else:
-                graph = nx.read_edgelist(path, comments="#", data=False)
+                graph = nx.read_edgelist(io.BytesIO(data), comments="#", data=False)
         except TopologyError:
             raise
         except Exception as exc:  # networkx raises many kinds of parse errors

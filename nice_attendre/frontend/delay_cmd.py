@@ -297,6 +297,9 @@ def delay(
 MAX_GRID_CASES = 5_000_000
 #: Most values drawn per quantity in a Monte Carlo study (samples x switches x controller delays).
 MAX_MONTE_CARLO_VALUES = 20_000_000
+#: Most switches on the path (as for a generated topology): with one tau value the grid has
+#: one case whatever N, and a huge N would only exhaust memory building its arrays.
+MAX_PATH_SWITCHES = 1000
 
 
 def _check_size(params: DelayParams, samples: int | None) -> None:
@@ -314,3 +317,6 @@ def _check_size(params: DelayParams, samples: int | None) -> None:
         raise click.BadParameter(
             f"{samples:,} samples x {n} switches x {len(params.p_c)} controller delays is more than "
             f"{MAX_MONTE_CARLO_VALUES:,} values per quantity; use fewer samples", param_hint="--monte-carlo")
+    if n > MAX_PATH_SWITCHES:
+        raise click.BadParameter(f"{n:,} switches on the path is more than {MAX_PATH_SWITCHES:,}",
+                                 param_hint="--n-switches")

@@ -2,8 +2,9 @@
 (front end: it rebuilds networks from names).
 
 :func:`load_document` reads and checks a file written by ``verify --trace-format json``
-(see :mod:`nice_attendre.frontend.trace_format` for the schema); :func:`replay_document` rebuilds the
-network from its ``build`` options, decodes the events and applies them one by one from the
+(:mod:`nice_attendre.frontend.trace_input`; the schema is in
+:mod:`nice_attendre.frontend.trace_format`); :func:`replay_document` rebuilds the network
+from its ``build`` options, decodes the events and applies them one by one from the
 initial state. The outcome says either that the trace reproduces the violation, or exactly
 where it leaves the recorded path:
 
@@ -13,24 +14,25 @@ where it leaves the recorded path:
   the recorded one (its stable fingerprint; the app or the model changed: "step 7 leads to
   a different state"); or the whole trace replays and the property now holds.
 
-Bad input (not JSON, another format or version, missing fields, an unknown app or event)
-raises :class:`~nice_attendre.models.event_codec.TraceFormatError` or another
-:class:`~nice_attendre.errors.InputError`.
+The replay imports and reads only what the user names: a trace that names an app,
+topology, property or scenario by a file or module is refused unless the user names it too
+(:mod:`nice_attendre.frontend.replay_sources`).
+
+Bad input (not JSON, another format or version, missing fields, an unknown app or event, a
+file the user did not name) raises :class:`~nice_attendre.models.event_codec.TraceFormatError`
+or another :class:`~nice_attendre.errors.InputError`.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from nice_attendre.errors import InputError
+from nice_attendre.frontend.replay_sources import Sources, UntrustedTraceError, trusted_build
+from nice_attendre.frontend.trace_input import TraceFileError, check_document, load_document
 from nice_attendre.property import Expectation
-from nice_attendre.frontend.trace_format import BUILD_KEYS, FORMAT, VERSION
 
-
-class TraceFileError(InputError):
-    """A saved trace file cannot be used (unreadable, not JSON, wrong format or version)."""
+__all__ = ["ReplayOutcome", "Sources", "TraceFileError", "UntrustedTraceError", "check_document", "load_document",
+           "replay_document"]
 
 
 @dataclass(frozen=True)
@@ -52,51 +54,19 @@ class ReplayOutcome:
         return self.kind == "reproduced"
 
 
-def load_document(path: Path) -> dict[str, Any]:
-    """The saved trace in ``path``, checked for format, version and required fields."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TraceFileError(f"cannot read trace {str(path)!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise TraceFileError(f"trace {str(path)!r} is not UTF-8 text") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TraceFileError(f"trace {str(path)!r} is not JSON ({exc.msg} at line {exc.lineno})") from None
-    return check_document(data, str(path))
-
-
-def check_document(data: Any, where: str = "trace") -> dict[str, Any]:
-    """``data`` if it is a version-1 saved trace with every required field, else
-    :class:`TraceFileError`."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise TraceFileError(f"{where} is not a nice-attendre trace (no \"format\": \"{FORMAT}\"); "
-                             "write one with verify --trace-format json --trace-out FILE")
-    if data.get("version") != VERSION:
-        raise TraceFileError(f"{where}: trace format version {data.get('version')!r} is not supported "
-                             f"(this nice-attendre reads version {VERSION})")
-    for key, kind in (("build", dict), ("property", str), ("events", list), ("fingerprints", list)):
-        if not isinstance(data.get(key), kind):
-            raise TraceFileError(f"{where}: field {key!r} is missing or not a {kind.__name__}")
-    if not isinstance(data["build"].get("app"), str):
-        raise TraceFileError(f"{where}: build.app is missing or not a string")
-    unknown = sorted(set(data["build"]) - set(BUILD_KEYS))
-    if unknown:
-        raise TraceFileError(f"{where}: unknown build option {unknown[0]!r}")
-    if len(data["fingerprints"]) != len(data["events"]) + 1:
-        raise TraceFileError(f"{where}: {len(data['fingerprints'])} fingerprints for {len(data['events'])} events "
-                             "(expected one more than the events)")
-    return data
-
-
 def _fingerprint(net: Any, state: Any) -> str:
     return f"{net.fingerprint(state):016x}"
 
 
-def replay_document(data: dict[str, Any], max_handler_seconds: float | None = None) -> ReplayOutcome:
+def replay_document(data: dict[str, Any], max_handler_seconds: float | None = None,
+                    sources: Sources = Sources()) -> ReplayOutcome:
     """Rebuild the network of saved trace ``data`` and replay its events (see the module
     docstring). ``data`` must have passed :func:`check_document`.
+
+    The app, topology, properties and scenario the trace names by a file or module are
+    imported or read only as the user names them in ``sources`` (``--app``, ``--topology``,
+    ``--property``, ``--scenario``): else :class:`UntrustedTraceError`, raised before
+    anything is imported (see :mod:`nice_attendre.frontend.replay_sources`).
 
     Each call into the app may run ``max_handler_seconds`` (default: as in ``verify``); a
     handler that runs longer becomes an app exception, as in a search, so an edited app
@@ -104,17 +74,19 @@ def replay_document(data: dict[str, Any], max_handler_seconds: float | None = No
     from nice_attendre.frontend.api import DEFAULT_HANDLER_SECONDS
     from nice_attendre.watchdog import Watchdog
 
+    options = trusted_build(data["build"], sources)  # before anything is imported or read
     limit = DEFAULT_HANDLER_SECONDS if max_handler_seconds is None else max_handler_seconds
     with Watchdog(call_seconds=limit, signals=False) as watchdog:
-        return _replay(data, watchdog)
+        return _replay(data, options, watchdog)
 
 
-def _replay(data: dict[str, Any], watchdog: Any) -> ReplayOutcome:
-    """:func:`replay_document` under ``watchdog``'s per-call time limit."""
+def _replay(data: dict[str, Any], trusted: dict[str, Any], watchdog: Any) -> ReplayOutcome:
+    """:func:`replay_document` of ``data`` built with the ``trusted`` options, under
+    ``watchdog``'s per-call time limit."""
     from nice_attendre.frontend.api import build
     from nice_attendre.models.event_codec import decode_event
 
-    options = {key: value for key, value in data["build"].items() if value is not None}
+    options = {key: value for key, value in trusted.items() if value is not None}
     app = options.pop("app")
     run = build(app, **options, guard=watchdog.guard)
     net = run.network

@@ -57,8 +57,8 @@ def test_fixed_app_diverges(tmp_path: Path) -> None:
     assert FIXED in source
     app.write_text(source.replace(FIXED, ""))
     # a new process, as a user would run it (this one has imported the old file)
-    done = subprocess.run([sys.executable, "-c", "from nice_attendre.frontend.cli import main; main()", "replay", str(trace)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", "from nice_attendre.frontend.cli import main; main()", "replay",
+                           "--app", f"{app}:FirstHopOnly", str(trace)], capture_output=True, text=True, timeout=300)
     assert done.returncode == ExitCode.NONDETERMINISTIC, done.stdout + done.stderr
     last = done.stdout.splitlines()[-1]
     assert last.startswith("the app changed: step ") and "leads to a different state than recorded" in last
@@ -99,7 +99,7 @@ def test_property_now_holds(tmp_path: Path) -> None:
     (json.dumps({"format": "nice-attendre-trace", "version": 1, "build": {"app": "x"}, "property": "p",
                  "events": []}), "'fingerprints' is missing"),
     (json.dumps({"format": "nice-attendre-trace", "version": 1, "build": {"app": "no-such-app"},
-                 "property": "p", "events": [], "fingerprints": ["0"]}), "no-such-app"),
+                 "property": "p", "events": [], "fingerprints": ["0" * 16]}), "no-such-app"),
     (json.dumps({"format": "nice-attendre-trace", "version": 1, "build": {"app": "route-flow", "colour": 1},
                  "property": "p", "events": [], "fingerprints": ["0"]}), "unknown build option 'colour'"),
 ])
@@ -156,7 +156,7 @@ def test_an_edited_app_stuck_in_a_handler_diverges_instead_of_hanging(tmp_path: 
     assert "        hdr = ev.packet.hdr\n" in source
     app.write_text(source.replace("        hdr = ev.packet.hdr\n", STUCK))
     done = subprocess.run([sys.executable, "-c", "from nice_attendre.frontend.cli import main; main()", "replay",
-                           "--max-handler-seconds", "0.3", str(trace)], capture_output=True, text=True, timeout=120)
+                           "--app", f"{app}:FirstHopOnly", "--max-handler-seconds", "0.3", str(trace)], capture_output=True, text=True, timeout=120)
     assert done.returncode == ExitCode.NONDETERMINISTIC, done.stdout + done.stderr
     assert "ALERT app-exception: FirstHopOnly.on_packet_in did not return within 0.3 s" in done.stdout, done.stdout
     assert done.stdout.splitlines()[-1].startswith("the app changed: step ")
