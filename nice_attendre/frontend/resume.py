@@ -8,6 +8,13 @@ protocol, the model options, the properties, ``keep_going``, ``fingerprint`` and
 ``max_depth``, or the version of nice-attendre. The budgets (``max_transitions``,
 ``max_states``, ``max_seconds``, ``max_memory``) may differ: raising them is how a
 search is continued.
+
+A checkpoint holds only the classes listed in :data:`NETWORK_CLASSES` (the network's
+events and the values its states intern), the core's (see
+:class:`~nice_attendre.checkpoint.Admitted`) and the classes defined in the app's own module
+(:func:`admitted`); loading one runs no code from the file. After its digest, identity and
+shape, the search is checked against the rebuilt network
+(:func:`~nice_attendre.checkpoint.check_against`).
 """
 from __future__ import annotations
 
@@ -80,18 +87,63 @@ def run_identity(run: Any, *, keep_going: bool, fingerprint: bool, max_depth: in
     }
 
 
-def app_modules(run: Any) -> tuple[str, ...]:
-    """Module prefixes whose classes a checkpoint of ``run`` may contain (the app's package)."""
-    return (type(run.network.app).__module__.split(".")[0],)
+def _network_classes() -> tuple[type, ...]:
+    from nice_attendre.models import events, faults, messages, packet
+    from nice_attendre.models.chunked import ChunkedState
+    from nice_attendre.models.flowtable import Entry
+    from nice_attendre.models.hosts import HostState
+    from nice_attendre.models.protocols import attendre, batch, buffer, openflow, openflow_b, pif
+
+    return (
+        # events (in stack frames and traces)
+        events.HostSend, events.HostReceive, events.HostAnswer, events.HostMove, events.SwitchProcessPacket,
+        events.SwitchProcessCommand, events.ControllerHandle, events.ControllerStats, events.SwitchEntryExpires,
+        faults.LinkFault, faults.LinkChange, faults.ControlLoss, faults.SwitchRestart,
+        pif.MeterDropsPacket, pif.PendingEntryExpires, batch.BatchTimerFires, buffer.FlowBufferTimeout,
+        # what states hold (the interned components)
+        ChunkedState, HostState, Entry, faults.FaultState,
+        packet.Header, packet.AttendreCommand, packet.Packet, packet.Match, packet.Output, packet.Flood,
+        packet.ToController, packet.GotoTable, packet.SetField,
+        messages.MessageSet, messages.Timeouts, messages.PacketIn, messages.BarrierReply, messages.PortStatsReply,
+        messages.FlowMod, messages.PacketOut, messages.BarrierRequest, messages.PortStatsRequest,
+        messages.FlowRemoved, messages.PortStatus,
+        openflow.PlatformState, openflow_b.Held, attendre.SetProgress, attendre.AttendreState, pif.PendingRule,
+    )
+
+
+#: The classes of the network model a checkpoint may hold (besides the core's and the app's).
+NETWORK_CLASSES: tuple[type, ...] = _network_classes()
+
+
+def admitted(run: Any) -> files.Admitted:
+    """The classes a checkpoint of ``run`` may hold: :data:`NETWORK_CLASSES`, the core's, and
+    the classes defined in the app's module (its state's classes; never the app class
+    itself, nor any other App: an app is configuration, never state)."""
+    from nice_attendre.models.app import App
+
+    return files.Admitted(NETWORK_CLASSES, type(run.network.app).__module__,
+                          accept=lambda cls: not issubclass(cls, App))
 
 
 def load(run: Any, path: Path, identity: dict[str, Any]) -> SearchState:
-    """Read the checkpoint at ``path`` for ``run`` and restore the network's tables; return
-    the search to resume. Raises :class:`~nice_attendre.checkpoint.CheckpointError`."""
+    """Read the checkpoint at ``path`` for ``run``, restore the network's tables and check
+    the search against the network; return the search to resume. Raises
+    :class:`~nice_attendre.checkpoint.CheckpointError` (one line naming the file)."""
     from nice_attendre.models.snapshot import restore_tables
 
-    tables, search = files.load(path, identity, app_modules(run))
-    restore_tables(run.network, tables)
+    tables, search = files.load(path, identity, admitted(run))
+    try:
+        restore_tables(run.network, tables)
+    except files.CheckpointError as exc:
+        raise files.CheckpointError(f"checkpoint {str(path)!r}: {exc}") from None
+    except (MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # tables of a buggy build that restore_tables does not foresee
+        raise files.CheckpointError(f"checkpoint {str(path)!r} holds tables this network cannot use "
+                                    f"({type(exc).__name__})") from None
+    problem = files.check_against(search, run.network)
+    if problem is not None:
+        raise files.CheckpointError(f"checkpoint {str(path)!r} holds a search of another model ({problem})")
     return search
 
 
@@ -101,9 +153,11 @@ def saver(run: Any, path: Path, identity: dict[str, Any], option: str = "--check
     A write that fails is reported to ``on_error`` and the search goes on."""
     from nice_attendre.models.snapshot import network_tables
 
+    classes = admitted(run)
+
     def save(search: SearchState) -> None:
         try:
-            files.save(path, identity, network_tables(run.network), search, option)
+            files.save(path, identity, network_tables(run.network), search, option, classes)
         except OutputError as exc:  # a full disk must not end the search: say so, go on
             if on_error is not None:
                 on_error(exc)

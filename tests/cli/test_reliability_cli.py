@@ -516,14 +516,17 @@ def test_a_checkpoint_refers_only_to_allowed_classes(tmp_path: Path) -> None:
     import pickle
 
     import nice_attendre.importing
+    from nice_attendre.checkpoint import seal
 
     evil = tmp_path / "evil.ckpt"
+    assert run(*PINNED, "--max-transitions", "10", "--checkpoint", str(evil)).exit_code == 3
+    identity = json.loads(evil.read_bytes().split(b"\n", 4)[3])["identity"]  # (sealed: past the digest check)
     for thing, name in ((os.system, "posix.system"), (nice_attendre.importing.import_module,
                                                       "nice_attendre.importing.import_module")):
-        evil.write_bytes(pickle.dumps({"format": "nice-attendre checkpoint", "call": thing}))
+        evil.write_bytes(seal(identity, pickle.dumps({"format": "nice-attendre checkpoint", "call": thing})))
         result = run(*PINNED, "--resume", str(evil))
         assert result.exit_code == 2
-        assert one_error(result) == f"Error: checkpoint refers to {name}, which a checkpoint may not contain"
+        assert one_error(result) == f"Error: checkpoint {str(evil)!r} refers to {name}, which a checkpoint may not contain"
 
 
 # ---- 4. bad requests from apps ---------------------------------------------------------------------
