@@ -30,8 +30,8 @@ from operator import itemgetter, mul
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from nice_attendre.fingerprint import Computed, slot_multiplier, successor
-from nice_attendre.errors import CallTimeout, InputError, ModelError
-from nice_attendre.models.app import App, app_failure, bad_state
+from nice_attendre.errors import InputError, ModelError
+from nice_attendre.models.app import App, app_failure, checked_new_state, is_app_failure, state_failure
 from nice_attendre.models.events import (ControllerHandle, Event, HostAnswer, HostMove, HostReceive, HostSend,
                                          SwitchEntryExpires, SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models import flowtable
@@ -461,6 +461,7 @@ class Network:
         self.slot_load = slot("load", "load") if self.options.count_load else -1
         self.slot_faults = slot("faults", "faults") if any(self.options.faults) else -1
         self._slot_interners = slot_interners
+        self._app_interner = slot_interners[self.slot_app]
         self._values = [interner.values for interner in slot_interners]
         self._intern = [interner.intern for interner in slot_interners]
         self.slot_index = {name: index for index, name in enumerate(self.slot_names)}
@@ -600,24 +601,38 @@ class Network:
             tx.put(self.slot_load, (0,) * len(LOAD_COUNTERS))
         if self.faults is not None:
             tx.put(self.slot_faults, self.faults.initial())
+        guard = self.guard
+        problem: str | None = None
+        returned = False
         try:
-            state = self.guard.run(self.app.initial_state)
-        except MemoryError:
-            raise
-        except (Exception, SystemExit, CallTimeout) as exc:
-            problem: str | None = app_failure(exc)
-        else:
-            problem = bad_state(state, None, hashing=True)
-            if problem is None:
-                tx.put(self.slot_app, state)
-            else:
-                problem = f"returned {problem}"
+            state = guard.run(self.app.initial_state)
+            returned = True
+            tx.set_id(self.slot_app, guard.run(self.intern_app_state, state))
+        except BaseException as exc:  # noqa: BLE001 - the app's failures are findings; the rest passes
+            if not is_app_failure(exc):
+                raise
+            problem = f"returned {state_failure(state, exc)}" if returned else app_failure(exc)
         if problem is not None:  # an app bug is a finding: the run starts in a violating state
             tx.put(self.slot_app, None)
             tx.alert("app-exception", f"{type(self.app).__name__}.initial_state {problem}")
             return self._make_state(tx.s)
         self.protocol.switches_join(tx)
         return self._make_state(tx.s)
+
+    def intern_app_state(self, state: Any) -> int:
+        """The id of app state ``state`` (what a handler returned), interned: user code, run
+        under the network's guard by the caller. The state's ``__hash__`` (and ``__eq__``, on
+        a hash match) run here; a value never seen before is checked first
+        (:func:`~nice_attendre.models.app.checked_new_state`: ``__repr__``, equal to itself),
+        so a state whose dunders fail is refused before it is stored. What they raise
+        propagates: the caller reports it as an app exception
+        (:func:`~nice_attendre.models.app.state_failure` says what is wrong)."""
+        interner = self._app_interner
+        found = interner.ids.get(state)
+        if found is None:
+            checked_new_state(state)
+            found = interner.intern(state)
+        return found
 
     # ---- System ------------------------------------------------------------------------
 

@@ -128,6 +128,11 @@ class Watchdog:
     ``max-memory`` or ``interrupted``) or ``None``; ``signum`` the signal, if any.
     """
 
+    #: While its handler is SIGINT's, a Ctrl-C never raises a plain KeyboardInterrupt (it
+    #: becomes a stop, or :class:`~nice_attendre.errors.Interrupted`): one out of an app
+    #: handler is then the app's own (see :func:`nice_attendre.models.app.is_app_failure`).
+    translates_ctrl_c = True
+
     def __init__(self, *, guard: CallGuard | None = None, max_seconds: float | None = None,
                  max_memory: int | None = None, call_seconds: float | None = None,
                  signals: bool = True, clock: Callable[[], float] = time.monotonic,

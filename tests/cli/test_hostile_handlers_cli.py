@@ -1,0 +1,132 @@
+"""Issue 34 (sections 0 and 3): apps that fight the checker, as the command line meets them.
+
+States whose ``__hash__``, ``__eq__`` or ``__repr__`` call ``sys.exit``; handlers and
+properties raising what is not an Exception; handlers that swallow the watchdog's stops or
+never return; deterministic handlers whose calls take about ``--max-handler-seconds``. The
+apps are in ``tests/data/apps/hostile.py``. Runs that exit or fight signals run the console
+script in a child process (SIGINT restored to its default there, so the tests also pass when
+pytest runs in the background); a hang shows up as the subprocess timeout, a generous bound
+that detects failure and never asserts speed.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = ROOT / "tests" / "data" / "apps" / "hostile.py"
+PROPERTIES = ROOT / "tests" / "data" / "properties" / "hostile_properties.py"
+#: a bound on a run that should end within seconds: only a hang reaches it
+HANG = 90
+
+
+def app(name: str) -> str:
+    return f"{HOSTILE}:{name}"
+
+
+def _default_signals() -> None:
+    """In the child: Ctrl-C's default disposition, even when pytest runs in the background."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def script(*args: str, cwd: Path, timeout: float = HANG) -> subprocess.CompletedProcess[str]:
+    """The console script in a child process."""
+    found = shutil.which("nice-attendre", path=str(Path(sys.executable).parent))
+    assert found is not None
+    return subprocess.run([found, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=_default_signals)
+
+
+def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+
+
+def violation(proc: subprocess.CompletedProcess[str], number: int = 1) -> list[str]:
+    """The lines of violation ``number`` of a text report (its heading first)."""
+    lines = proc.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"VIOLATION {number}: "))
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].startswith("  ")), len(lines))
+    return lines[start:end]
+
+
+# ---- 1. sys.exit in the app state's __hash__, __eq__, __repr__ ---------------------------------------
+
+@pytest.mark.parametrize("dunder", ["hash", "eq", "repr"])
+@pytest.mark.parametrize("code", ["0", "3"])
+def test_sys_exit_in_a_state_dunder_is_an_app_exception(tmp_path: Path, dunder: str, code: str) -> None:
+    # Was: exit 0 (or the code given to sys.exit) with no output and no JSON.
+    out = tmp_path / "report.json"
+    # __eq__ runs when a state equal to a stored one comes again: two packets make that happen
+    proc = script("verify", app("DunderExits"), "-t", "linear:2", "-n", "2", "-o", f"dunder={dunder}",
+                  "-o", f"code={code}", "--json", str(out), cwd=tmp_path)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    heading, reason, *_ = violation(proc)
+    assert heading == "VIOLATION 1: app-exception (always)"
+    assert reason == (f"  DunderExits.on_packet_in returned a state whose __{dunder}__ called sys.exit({code}) "
+                      "(handling packet-in(s1, port 1, h1#0))")
+    assert proc.stdout.splitlines()[-1] == "FAILED: app-exception"
+    data = json.loads(out.read_text())
+    (found,) = data["violations"]
+    assert found["property"] == "app-exception"
+    assert found["reason"] == reason.strip()
+    assert found["trace"], "the violation comes with its trace"
+
+
+@pytest.mark.parametrize("dunder", ["hash", "repr"])
+def test_sys_exit_in_the_initial_state_dunder_is_an_app_exception(tmp_path: Path, dunder: str) -> None:
+    proc = script("verify", app("DunderExits"), "-t", "linear:2", "-o", f"dunder={dunder}", "-o", "after=0",
+                  cwd=tmp_path)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    assert violation(proc)[1] == (f"  DunderExits.initial_state returned a state whose __{dunder}__ called "
+                                  "sys.exit(0)")
+
+
+def test_a_repr_that_exits_while_a_trace_is_narrated_is_said_not_obeyed(tmp_path: Path) -> None:
+    # The state's __repr__ worked when the state was made and exits when the trace is told.
+    out = tmp_path / "report.json"
+    proc = script("verify", app("DunderExits"), "-t", "linear:2", "-o", "dunder=repr-later", "-o", "bug=true",
+                  "--json", str(out), cwd=tmp_path)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    assert proc.stdout.splitlines()[-1].startswith("FAILED: ")
+    assert "app state: (not described: the state's own code called sys.exit(0))" in proc.stdout
+    assert json.loads(out.read_text())["violations"]
+
+
+# ---- 4. BaseException subclasses and GeneratorExit ---------------------------------------------------
+
+@pytest.mark.parametrize("kind, raised", [
+    ("boom", "raised Boom: the app's own"),
+    ("generator-exit", "raised GeneratorExit: closed"),
+    # no Ctrl-C was pressed: the watchdog turns a real one into its own stop, so a
+    # KeyboardInterrupt out of a handler is the app's
+    ("keyboard-interrupt", "raised KeyboardInterrupt: "),
+])
+def test_a_handler_raising_a_base_exception_is_an_app_exception(tmp_path: Path, kind: str, raised: str) -> None:
+    # Was: a Python traceback (exit 70, or 130 for KeyboardInterrupt).
+    proc = script("verify", app("RaisesBase"), "-t", "linear:2", "-o", f"kind={kind}", cwd=tmp_path)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    assert violation(proc)[1] == f"  RaisesBase.on_packet_in {raised} (handling packet-in(s1, port 1, h1#0))"
+
+
+@pytest.mark.parametrize("name, raised", [
+    ("RAISES_BOOM", "raised Boom: from a property"),
+    ("RAISES_GENERATOR_EXIT", "raised GeneratorExit: "),
+])
+def test_a_property_raising_a_base_exception_is_its_violation(tmp_path: Path, name: str, raised: str) -> None:
+    proc = script("verify", "route-flow", "-t", "linear:2", "--property", f"{PROPERTIES}:{name}", cwd=tmp_path)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    heading, reason, *_ = violation(proc)
+    assert heading.startswith("VIOLATION 1: ")
+    prop = heading.split()[2]
+    assert reason == f"  the property {prop!r} {raised}"
