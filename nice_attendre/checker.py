@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from nice_attendre.checkpoint import SearchState
-from nice_attendre.errors import InputError, ModelError, StopRequest
+from nice_attendre.errors import InputError, ModelError, StopRequest, escaped
 from nice_attendre.fingerprint import fingerprint_functions, keyed_functions, peek_functions
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
@@ -393,6 +393,10 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         stop_reason, consistent = "out-of-memory", False
         unique = len(visited)
         visited = add_visited = None  # give the memory back for the report
+    except Exception:
+        raise
+    except BaseException as exc:  # sys.exit or another non-Exception out of user code no guard caught
+        raise escaped(exc) from exc
     finally:
         watchdog.unbind()
 

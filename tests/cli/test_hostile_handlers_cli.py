@@ -101,6 +101,19 @@ def test_a_repr_that_exits_while_a_trace_is_narrated_is_said_not_obeyed(tmp_path
     assert json.loads(out.read_text())["violations"]
 
 
+@pytest.mark.parametrize("search", [["--fingerprint"], ["--fingerprint", "--shortest"], ["--workers", "2"]])
+def test_sys_exit_in_a_repr_while_an_error_is_told_is_not_obeyed(tmp_path: Path, search: list[str]) -> None:
+    # The state cannot be fingerprinted; telling so called its __repr__ a second time, which
+    # exited 0 (the run looked fine and said nothing).
+    proc = script("verify", app("DunderExits"), "-t", "linear:2", "-o", "dunder=repr-later", "-o", "after=0",
+                  *search, cwd=tmp_path)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    assert proc.stderr.splitlines()[-1] == (
+        "Error: cannot fingerprint a value of type Counter (<its __repr__ raised SystemExit>): state values must "
+        "be None, bool, int, float, str, bytes, tuples, frozensets, enums or dataclasses")
+
+
 # ---- 4. BaseException subclasses and GeneratorExit ---------------------------------------------------
 
 @pytest.mark.parametrize("kind, raised", [
