@@ -185,6 +185,8 @@ def state_failure(state: Any, exc: BaseException) -> str:
     __eq__ raised ValueError: boom``."""
     if isinstance(exc, _DunderFailure):
         return f"a state whose {exc.dunder} {exc.what}"
+    if isinstance(exc, CallTimeout):
+        return f"a state whose __hash__, __eq__ or __repr__ {app_failure(exc)}"
     if isinstance(exc, TypeError):
         try:
             hash(state)

@@ -57,22 +57,44 @@ class CallGuard:
     handler call). While ``active`` is true, a watchdog may raise
     :class:`~nice_attendre.errors.CallTimeout` or :class:`~nice_attendre.errors.StopRequest`
     inside the call: nothing of the checker's is half updated there.
+
+    The watchdog also leaves what it raised in ``hit``, so that a call that swallows it (a
+    bare ``except:``) and returns is still known to have hit the limit: the caller then
+    checks ``hit`` after the call and raises it (:meth:`run` does), and takes it back with
+    :meth:`take` when it handles what the call raised.
     """
 
-    __slots__ = ("calls", "active")
+    __slots__ = ("calls", "active", "hit")
 
     def __init__(self) -> None:
         self.calls = 0
         self.active = False
+        #: what a watchdog raised inside the current call (until the caller takes it)
+        self.hit: BaseException | None = None
+
+    def take(self) -> BaseException | None:
+        """What a watchdog raised inside the call that just ended, if anything (and forget it)."""
+        hit, self.hit = self.hit, None
+        return hit
 
     def run(self, function: Callable[..., Any], *args: Any) -> Any:
-        """Call ``function(*args)`` as user code (for calls outside the hot path)."""
+        """Call ``function(*args)`` as user code (for calls outside the hot path). What a
+        watchdog raised inside the call is raised from here even if the call caught it
+        (and returned, or raised something else)."""
         self.calls += 1
         self.active = True
         try:
-            return function(*args)
-        finally:
+            result = function(*args)
+        except BaseException as exc:
             self.active = False
+            hit = self.take()
+            if hit is None or hit is exc:
+                raise
+            raise hit from None
+        self.active = False
+        if self.hit is not None:
+            raise self.take()  # type: ignore[misc]
+        return result
 
 
 def raise_interrupted(signum: int, frame: FrameType | None) -> None:
@@ -266,7 +288,13 @@ class Watchdog:
             on_stop, self._on_stop = self._on_stop, None
             on_stop()
         if self.guard.active:  # in user code: nothing of ours is half done there
-            raise StopRequest(self.reason, self.signum)
+            self._raise_in_call(StopRequest(self.reason, self.signum))
+
+    def _raise_in_call(self, exc: BaseException) -> None:
+        """Raise ``exc`` inside the active call into user code, and leave it in the guard's
+        ``hit``: a call that swallows it still ends as it would have."""
+        self.guard.hit = exc
+        raise exc
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         self._signals += 1
@@ -283,7 +311,7 @@ class Watchdog:
             if self.reason is None:
                 self.poll(now)
             elif self.phase == "search" and self.guard.active:
-                raise StopRequest(self.reason, self.signum)  # the call swallowed the first one
+                self._raise_in_call(StopRequest(self.reason, self.signum))  # the call swallowed the first one
         guard = self.guard
         if self.call_seconds is None or not guard.active:
             self._seen_call = -1
@@ -292,4 +320,4 @@ class Watchdog:
             self._seen_call, self._seen_since = guard.calls, now
         elif now - self._seen_since >= self.call_seconds:
             self._seen_since = now  # raise again if the call swallows it and goes on
-            raise CallTimeout(self.call_seconds)
+            self._raise_in_call(CallTimeout(self.call_seconds))

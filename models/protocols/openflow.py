@@ -583,19 +583,24 @@ class OpenFlow:
         try:
             state = call(app, before, out)
             returned = True
-            if state is None and before is not None:
-                guard.active = False
-                tx.alert("app-exception", f"{type(app).__name__}.{handler} returned {bad_state(state, before)} "
-                         f"(handling {what})")
-                return
-            state_id = net.intern_app_state(state)
+            state_id = -1 if state is None and before is not None else net.intern_app_state(state)
             guard.active = False
+            if guard.hit is not None:  # the call swallowed the watchdog's limit: it still holds
+                raise guard.hit
         except BaseException as exc:  # noqa: BLE001 - an app bug is a finding, not a crash
             guard.active = False
-            if not is_app_failure(exc):
-                raise
-            problem = f"returned {state_failure(state, exc)}" if returned else app_failure(exc)
+            hit = guard.take()  # a limit raised inside the call wins over what the call made of it
+            failure = exc if hit is None else hit
+            if not is_app_failure(failure):
+                if failure is exc:
+                    raise
+                raise failure from None
+            problem = f"returned {state_failure(state, exc)}" if returned and hit is None else app_failure(failure)
             tx.alert("app-exception", f"{type(app).__name__}.{handler} {problem} (handling {what})")
+            return
+        if state_id < 0:
+            tx.alert("app-exception", f"{type(app).__name__}.{handler} returned {bad_state(state, before)} "
+                     f"(handling {what})")
             return
         tx.set_id(net.slot_app, state_id)
         tx.note(lambda: f"controller: {type(app).__name__}.{handler} handles {what}")

@@ -143,3 +143,24 @@ def test_a_property_raising_a_base_exception_is_its_violation(tmp_path: Path, na
     assert heading.startswith("VIOLATION 1: ")
     prop = heading.split()[2]
     assert reason == f"  the property {prop!r} {raised}"
+
+
+# ---- 2. a limit swallowed by a bare except ------------------------------------------------------------
+
+def test_a_handler_that_swallows_the_time_limit_and_returns_still_timed_out(tmp_path: Path) -> None:
+    # Was: OK, exit 0 (the call returned after catching CallTimeout, as if on time).
+    proc = script("verify", app("Swallows"), "-t", "linear:2", "--max-handler-seconds", "0.5", cwd=tmp_path)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    assert violation(proc)[1] == ("  Swallows.on_packet_in did not return within 0.5 s (stuck in a loop or "
+                                  "waiting?) (handling packet-in(s1, port 1, h1#0))")
+
+
+def test_a_handler_that_swallows_the_stop_and_returns_still_stops_the_search(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    proc = script("verify", app("Swallows"), "-t", "linear:2", "--max-seconds", "1", "--max-handler-seconds", "60",
+                  "--json", str(out), cwd=tmp_path)
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    assert "  search           INCOMPLETE  (stopped by --max-seconds)" in proc.stdout.splitlines()
+    assert json.loads(out.read_text())["stop_reason"] == "max-seconds"

@@ -7,13 +7,15 @@ make the watchdog stop the process hard runs in a child process (the CLI tests).
 from __future__ import annotations
 
 import signal
+import time
 
 import pytest
 
-from nice_attendre import dfs
+from nice_attendre import Limits, Property, dfs
 from nice_attendre.breadth_first import bfs
 from nice_attendre.errors import CallTimeout, Interrupted, ModelError, StopRequest, UnsupportedFeature
 from nice_attendre.models.app import is_app_failure
+from nice_attendre.watchdog import CallGuard, Watchdog
 
 from test_core_limits_time import Counter
 
@@ -61,8 +63,6 @@ def test_a_keyboard_interrupt_is_the_apps_own_only_when_ctrl_c_cannot_raise_one(
         assert not is_app_failure(KeyboardInterrupt())
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C ignored: the app raised it itself
         assert is_app_failure(KeyboardInterrupt())
-        from nice_attendre.watchdog import Watchdog
-
         signal.signal(signal.SIGINT, signal.default_int_handler)
         with Watchdog():  # the watchdog turns Ctrl-C into its own stop while it runs
             assert signal.getsignal(signal.SIGINT) != signal.default_int_handler
@@ -70,3 +70,71 @@ def test_a_keyboard_interrupt_is_the_apps_own_only_when_ctrl_c_cannot_raise_one(
         assert not is_app_failure(KeyboardInterrupt())
     finally:
         signal.signal(signal.SIGINT, saved)
+
+
+# ---- 2. a limit swallowed by a bare except still holds -------------------------------------------------
+
+class Guarded(Counter):
+    """0 -> 1 -> ... -> length whose ``apply`` calls ``user(state)`` through the guard, as the
+    network calls app handlers; a call that timed out leads to -1 (the "app exception")."""
+
+    def __init__(self, user, length: int) -> None:
+        super().__init__(length)
+        self.guard = CallGuard()
+        self.user = user
+
+    def apply(self, state: int, event: str) -> int:
+        try:
+            self.guard.run(self.user, state)
+        except CallTimeout:
+            return -1
+        return state + 1
+
+    def enabled(self, state: int) -> tuple[str, ...]:
+        return () if state < 0 else super().enabled(state)
+
+
+def swallow_once(state: int, at: int) -> None:
+    """At state ``at``: wait until the watchdog raises here, swallow it, return."""
+    if state == at:
+        try:
+            while True:
+                time.sleep(0.005)
+        except BaseException:  # noqa: BLE001 - the point: a bare except
+            pass
+
+
+def test_a_swallowed_time_limit_is_still_the_calls_time_limit() -> None:
+    # Was: the call returned normally after swallowing CallTimeout, and the search went on
+    # as if it had been on time (a handler with a bare except never hit --max-handler-seconds).
+    system = Guarded(lambda state: swallow_once(state, 1), 3)
+    with Watchdog(guard=system.guard, call_seconds=0.05) as watchdog:
+        result = dfs(system, [Property.always("returns", lambda s: s >= 0)], watchdog=watchdog)
+    (found,) = result.discoveries
+    assert [step.state for step in found.trace.steps] == [1, -1]
+    assert system.guard.hit is None  # taken by the call's caller
+
+
+def test_a_swallowed_stop_in_the_last_transition_still_stops_the_search() -> None:
+    # The deadline comes during the last call, which swallows the stop and returns. Was: the
+    # search had nothing left to do and said complete, OK.
+    system = Guarded(lambda state: swallow_once(state, 2), 3)
+    result = dfs(system, limits=Limits(max_seconds=0.1))
+    assert (result.complete, result.stop_reason, result.verdict) == (False, "max-seconds", "incomplete")
+    assert result.stats.transitions == 2  # the interrupted call is not counted: it was put back
+
+
+def test_a_call_that_swallows_its_time_limit_and_raises_something_else_still_timed_out() -> None:
+    def user(state: int) -> None:
+        if state == 1:
+            try:
+                while True:
+                    time.sleep(0.005)
+            except BaseException:  # noqa: BLE001
+                raise ValueError("not what the watchdog raised")
+
+    guard = CallGuard()
+    with pytest.raises(CallTimeout):
+        with Watchdog(guard=guard, call_seconds=0.05):
+            guard.run(user, 1)
+    assert guard.hit is None
