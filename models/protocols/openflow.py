@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple, 
 
 from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models import flowtable
+from nice_attendre.watchdog import guarded_caller
 from nice_attendre.models.app import (BarrierRequestRequest, FlowModRequest, InstallPathRequest, Out,
                                       PacketOutRequest, PortStatsRequestRequest, Request, app_failure,
                                       bad_state, is_app_failure, state_failure)
@@ -557,6 +558,7 @@ class OpenFlow:
         self.run_app(tx, "on_port_stats", lambda app, state, out: app.on_port_stats(state, reply, out),
                      str(reply), None)
 
+    @guarded_caller
     def run_app(self, tx: "Tx", handler: str, call: Callable[[Any, Any, Out], Any], what: str,
                 context: PacketIn | None) -> None:
         """Run one app handler; store its new state; send what it asked for.

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,106 @@ def test_a_handler_that_swallows_the_stop_and_returns_still_stops_the_search(tmp
     no_traceback(proc)
     assert "  search           INCOMPLETE  (stopped by --max-seconds)" in proc.stdout.splitlines()
     assert json.loads(out.read_text())["stop_reason"] == "max-seconds"
+
+
+# ---- 3. limits hold against a handler that fights them -------------------------------------------------
+
+STOPPED_HARD = "STOPPED HARD: "
+
+
+def test_a_handler_that_catches_its_time_limit_in_a_loop_is_still_an_app_exception(tmp_path: Path) -> None:
+    # `while True: try: sleep except BaseException: pass`. Was: ran until killed from outside.
+    # The second raise comes at the handler's next line (in its except block) and gets out.
+    out = tmp_path / "report.json"
+    proc = script("verify", app("Fights"), "-t", "linear:2", "-o", "how=catch", "--max-handler-seconds", "1",
+                  "--max-seconds", "30", "--json", str(out), cwd=tmp_path)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    assert violation(proc)[1] == ("  Fights.on_packet_in did not return within 1 s (stuck in a loop or waiting?) "
+                                  "(handling packet-in(s1, port 1, h1#0))")
+    assert json.loads(out.read_text())["violations"][0]["trace"]
+
+
+@pytest.mark.parametrize("how", ["nested", "ignore-alarm", "cancel-timer"])
+def test_a_handler_that_will_not_stop_is_stopped_hard_after_its_time_limit(tmp_path: Path, how: str) -> None:
+    # Two nested bare excepts, SIGALRM ignored, or the timer cancelled: nothing raised in the
+    # call gets out. Was: ran until killed from outside. Now the process stops itself, with
+    # the report of what it explored.
+    out = tmp_path / "report.json"
+    proc = script("verify", app("Fights"), "-t", "linear:2", "-o", f"how={how}", "--max-handler-seconds", "1",
+                  "--max-seconds", "300", "--json", str(out), cwd=tmp_path)
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    why = ("user code (an app handler or a property) ran past the handler time limit (1 s) and did not stop "
+           "within 2 s of being told to (it catches the exception that stops it, or ignores the alarm); the run "
+           "was stopped hard")
+    assert proc.stderr.splitlines() == [STOPPED_HARD + why]
+    lines = proc.stdout.splitlines()
+    assert f"  stopped hard   {why}" in lines
+    assert "  search           INCOMPLETE  (max-handler-seconds)" in lines
+    assert lines[-1].startswith("INCOMPLETE: ")
+    data = json.loads(out.read_text())
+    assert (data["verdict"], data["stop_reason"], data["complete"], data["stopped_hard"]) == (
+        "incomplete", "max-handler-seconds", False, why)
+    assert data["transitions"] == 2  # h1 sends, s1 sends the packet-in: the stuck call is not counted
+
+
+@pytest.mark.parametrize("how, why", [
+    ("nested", "the search was asked to stop (max-seconds) inside user code"),
+    ("ignore-alarm", "the time limit (1 s) passed inside user code"),  # the alarm never came
+    ("cancel-timer", "the time limit (1 s) passed inside user code"),
+])
+def test_max_seconds_holds_against_a_handler_that_will_not_stop(tmp_path: Path, how: str, why: str) -> None:
+    out = tmp_path / "report.json"
+    proc = script("verify", app("Fights"), "-t", "linear:2", "-o", f"how={how}", "--max-seconds", "1",
+                  "--max-handler-seconds", "300", "--json", str(out), cwd=tmp_path)
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith(STOPPED_HARD + why), line
+    assert "  search           INCOMPLETE  (stopped by --max-seconds)" in proc.stdout.splitlines()
+    data = json.loads(out.read_text())
+    assert (data["verdict"], data["stop_reason"]) == ("incomplete", "max-seconds")
+
+
+def test_max_seconds_stops_a_handler_that_swallows_the_first_stop(tmp_path: Path) -> None:
+    # One bare except in a loop: the stop raised again at its next line gets out; no hard stop.
+    proc = script("verify", app("Fights"), "-t", "linear:2", "-o", "how=catch", "--max-seconds", "1",
+                  "--max-handler-seconds", "300", cwd=tmp_path)
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    assert STOPPED_HARD not in proc.stderr
+    assert proc.stdout.splitlines()[-1].startswith("INCOMPLETE: ")
+
+
+def test_ctrl_c_holds_against_a_handler_that_will_not_stop(tmp_path: Path) -> None:
+    ready = tmp_path / "ready"
+    found = shutil.which("nice-attendre", path=str(Path(sys.executable).parent))
+    assert found is not None
+    child = subprocess.Popen([found, "verify", app("Fights"), "-t", "linear:2", "-o", "how=nested", "-o",
+                              f"ready={ready}", "--max-handler-seconds", "300"], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=_default_signals)
+    try:
+        deadline = time.monotonic() + HANG
+        while not ready.exists():  # the handler has begun
+            assert child.poll() is None and time.monotonic() < deadline, child.communicate()
+            time.sleep(0.02)
+        child.send_signal(signal.SIGINT)
+        stdout, stderr = child.communicate(timeout=HANG)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert child.returncode == 130, (stdout, stderr)
+    assert stderr.splitlines()[-1].startswith(STOPPED_HARD + "the search was asked to stop (interrupted)")
+    assert stdout.splitlines()[-1].startswith("INTERRUPTED: ")
+
+
+def test_workers_hold_the_limit_against_a_handler_that_will_not_stop(tmp_path: Path) -> None:
+    # The handler runs in a worker process, whose own watchdog stops it hard; the run ends
+    # (the coordinator reports the lost worker: its exit code is the partitioned search's).
+    proc = script("verify", app("Fights"), "-t", "linear:2", "-o", "how=ignore-alarm", "--max-seconds", "1",
+                  "--workers", "2", cwd=tmp_path)
+    assert proc.returncode not in (0, 1, 70), (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    assert "the run was stopped hard" in proc.stderr

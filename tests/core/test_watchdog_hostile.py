@@ -138,3 +138,70 @@ def test_a_call_that_swallows_its_time_limit_and_raises_something_else_still_tim
         with Watchdog(guard=guard, call_seconds=0.05):
             guard.run(user, 1)
     assert guard.hit is None
+
+
+# ---- 3. the last resort: when a call is overdue, and what is reported ---------------------------------
+
+def test_a_call_is_overdue_after_its_limit_and_the_grace() -> None:
+    watchdog = Watchdog(call_seconds=1.0, grace=2.0, clock=lambda: 0.0)
+    assert watchdog.overdue(2.9, 0.0) is None
+    reason, signum, why = watchdog.overdue(3.0, 0.0)
+    assert (reason, signum) == ("max-handler-seconds", None)
+    assert why.startswith("user code (an app handler or a property) ran past the handler time limit (1 s) and "
+                          "did not stop within 2 s of being told to")
+
+
+def test_a_call_is_overdue_the_grace_after_the_stop_or_the_deadline() -> None:
+    now = [0.0]
+    watchdog = Watchdog(max_seconds=10.0, grace=2.0, clock=lambda: now[0])
+    watchdog.deadline = 10.0
+    watchdog.bind([float("inf")])
+    assert watchdog.overdue(11.9, 0.0) is None
+    assert watchdog.overdue(12.0, 0.0)[0] == "max-seconds"  # the alarm never told it: the deadline
+    assert watchdog.overdue(12.5, 11.0) is None  # a call that began after the deadline gets its grace
+    now[0] = 20.0
+    watchdog._on_signal(signal.SIGINT, None)  # Ctrl-C (outside user code: nothing raised)
+    assert watchdog.overdue(21.0, 0.0)[0] == "max-seconds"  # (still past the deadline)
+    watchdog.deadline = None
+    assert watchdog.overdue(21.0, 0.0) is None
+    assert watchdog.overdue(22.0, 0.0)[:2] == ("interrupted", signal.SIGINT)
+    watchdog.unbind()
+    assert watchdog.overdue(100.0, 0.0) is None  # the report: only the per-call limit applies
+
+
+def test_the_exit_code_of_a_hard_stop_never_hides_a_violation() -> None:
+    from nice_attendre.property import Expectation
+    from nice_attendre.result import Discovery, Stats
+    from nice_attendre.watchdog import HardStop
+
+    stats = Stats(5, 4, 1, 3, 1.0)
+    found = (Discovery("p", Expectation.ALWAYS, None, "why"),)
+    assert HardStop("max-seconds", None, "w", "search", stats).exit_code() == 3
+    assert HardStop("max-seconds", None, "w", "search", stats, found).exit_code() == 1
+    assert HardStop("interrupted", signal.SIGTERM, "w", "search", stats).exit_code() == 143
+    assert HardStop("max-handler-seconds", None, "w", "report", None).exit_code() == 1  # found ones were told
+    result = HardStop("max-seconds", None, "w", "search", stats, found).result()
+    assert (result.complete, result.stop_reason, result.stats, result.verdict) == (False, "max-seconds", stats,
+                                                                                    "violated")
+
+
+def test_the_running_search_is_read_from_its_frame() -> None:
+    import sys
+
+    from nice_attendre.checker import _running_search
+
+    seen = []
+
+    class Reads(Counter):
+        def apply(self, state: int, event: str) -> int:
+            if state == 4:
+                seen.append(_running_search(sys._getframe()))
+            return super().apply(state, event)
+
+    dfs(Reads(6), [Property.always("not-2", lambda s: s != 2)], keep_going=True)
+    assert seen == []  # 2 violates the property: not expanded
+    dfs(Reads(6), [Property.always("not-5", lambda s: s != 5)], keep_going=True)
+    ((stats, discoveries),) = seen
+    assert stats.counts() == (4, 5, 0, 4)  # 0 -> 1 -> 2 -> 3 -> 4, then the apply in flight
+    assert discoveries == ()
+    assert _running_search(sys._getframe()) is None  # no search on this stack

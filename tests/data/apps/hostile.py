@@ -116,12 +116,16 @@ class Fights(App[None]):
     """The first packet-in never returns on its own: ``how`` is ``catch`` (a loop around a
     bare ``except``), ``nested`` (two of them, one inside the other), ``ignore-alarm`` (it
     ignores SIGALRM, then sleeps for ever, catching everything) or ``cancel-timer`` (it stops
-    the interval timer, then spins)."""
+    the interval timer, then spins). With ``ready=FILE`` it first appends a line to FILE."""
 
-    def __init__(self, how: str = "catch") -> None:
+    def __init__(self, how: str = "catch", ready: str = "") -> None:
         self.how = how
+        self.ready = ready
 
     def on_packet_in(self, state: None, ev: PacketIn, out: Out) -> None:
+        if self.ready:  # say that the call began (a test then signals the process)
+            with open(self.ready, "a") as handle:
+                handle.write("in on_packet_in\n")
         if self.how == "catch":
             while True:
                 try:
