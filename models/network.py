@@ -31,7 +31,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from nice_attendre.fingerprint import Computed, slot_multiplier, successor
 from nice_attendre.errors import InputError, ModelError
-from nice_attendre.models.app import App, app_failure, checked_new_state, is_app_failure, state_failure
+from nice_attendre.models.app import (TIME_LIMIT_FAILURE, App, app_failure, checked_new_state, is_app_failure,
+                                      state_failure)
 from nice_attendre.models.events import (ControllerHandle, Event, HostAnswer, HostMove, HostReceive, HostSend,
                                          SwitchEntryExpires, SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models import flowtable
@@ -819,6 +820,18 @@ class Network:
         self._handlers[type(event)](tx, event)
         return tuple(tx.s)
 
+    def apply_uncached(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
+        """``apply`` that runs every handler of ``event``, the memo neither read nor filled:
+        what replaying a trace needs (:meth:`nice_attendre.trace.Trace.replay`), so that an
+        app that is not a function of its arguments is seen (a memoised transition would
+        repeat what the search recorded)."""
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            raise ModelError(f"not an event of this network: {event!r}")
+        tx = Tx(self, state)
+        handler(tx, event)
+        return self._make_state(tx.s)
+
     def event_types(self) -> tuple[type, ...]:
         """Every event class this network handles (its own, the faults' when budgeted, and
         the protocol variant's), in a stable order (by name): what a saved trace may name."""
@@ -905,6 +918,29 @@ class Network:
             raise ModelError(f"not an event of this network: {event!r}")
         handler(tx, event)
         return self._make_state(tx.s), notes
+
+    def time_limited_step(self, state: tuple[int, ...], event: Event, recorded: tuple[int, ...],
+                          replayed: tuple[int, ...], notes: list[str]) -> list[str] | None:
+        """The lines for a replayed step (``event`` from ``state``) that gave ``replayed``
+        where the search recorded ``recorded`` only because a call into the app hit the
+        handler time limit in one run and not in the other: a deterministic handler whose
+        call takes about the limit, on a machine whose speed varies, is not the app's
+        nondeterminism (see :func:`nice_attendre.trace.narrate_trace`). ``None`` when the
+        difference is something else. ``notes`` are what the replay said."""
+        def limited(after: tuple[int, ...]) -> list[str]:
+            new = set(self.alerts(after)) - set(self.alerts(state))
+            return sorted(detail for kind, detail in new if kind == "app-exception" and TIME_LIMIT_FAILURE in detail)
+
+        in_search, in_replay = limited(recorded), limited(replayed)
+        if in_search and not in_replay:
+            return [f"ALERT app-exception: {detail}" for detail in in_search] + [
+                "(when the trace was replayed, this call returned within the time limit: it takes about "
+                "--max-handler-seconds, and the machine's speed varies; the search's call did not)"]
+        if in_replay and not in_search:
+            return [f"(not told: when the trace was replayed, {detail.split(' (handling ')[0]}, though the "
+                    "search's call returned in time: it takes about --max-handler-seconds, and the machine's speed "
+                    "varies; the trace goes on as the search found it)" for detail in in_replay]
+        return None
 
     # ---- stable fingerprints (models/fingerprints.py) and shipping (models/shipping.py) --
 

@@ -268,3 +268,47 @@ def test_workers_hold_the_limit_against_a_handler_that_will_not_stop(tmp_path: P
     assert proc.returncode not in (0, 1, 70), (proc.stdout, proc.stderr)
     no_traceback(proc)
     assert "the run was stopped hard" in proc.stderr
+
+
+# ---- 5. a time limit is not nondeterminism ---------------------------------------------------------
+
+def test_a_call_that_hit_the_limit_only_in_the_search_is_the_time_limit_violation(tmp_path: Path) -> None:
+    # The first packet-in of the process sleeps past --max-handler-seconds (a busy machine); the
+    # replay that narrates the trace is fast. Was: exit 4, "the app is not deterministic".
+    out = tmp_path / "report.json"
+    proc = script("verify", app("SlowCalls"), "-t", "linear:2", "-o", "slow=1", "-o", "seconds=30",
+                  "--max-handler-seconds", "0.5", "--json", str(out), cwd=tmp_path)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    limit = ("SlowCalls.on_packet_in did not return within 0.5 s (stuck in a loop or waiting?) (handling "
+             "packet-in(s1, port 1, h1#0))")
+    lines = violation(proc)
+    assert lines[:2] == ["VIOLATION 1: app-exception (always)", f"  {limit}"]
+    assert lines[-2:] == [f"  3. ALERT app-exception: {limit}",
+                          "     (when the trace was replayed, this call returned within the time limit: it takes "
+                          "about --max-handler-seconds, and the machine's speed varies; the search's call did not)"]
+    data = json.loads(out.read_text())
+    assert data["violations"][0]["trace"][-1]["effects"][0] == f"ALERT app-exception: {limit}"
+
+
+def test_a_call_that_hit_the_limit_only_in_the_replay_keeps_the_violation(tmp_path: Path) -> None:
+    # Search fast, then the replay's first call slow. Was: exit 4, "the app is not deterministic".
+    counts = tmp_path / "calls.txt"  # a run with no slow call: how many calls the search makes
+    quick = script("verify", app("SlowCalls"), "-t", "linear:2", "-o", "slow=0", "-o", "bug=true",
+                   "-o", f"counts={counts}", cwd=tmp_path)
+    assert quick.returncode == 1, (quick.stdout, quick.stderr)
+    # the report replays each step once (the two violations share their trace), after the search
+    told = {line for line in quick.stdout.splitlines() if ". controller: SlowCalls.on_packet_in handles" in line}
+    searched = len(counts.read_text().splitlines()) - len(told)
+    assert searched > 0 and told
+    out = tmp_path / "report.json"
+    proc = script("verify", app("SlowCalls"), "-t", "linear:2", "-o", f"slow={searched + 1}", "-o", "seconds=30",
+                  "-o", "bug=true", "--max-handler-seconds", "0.5", "--json", str(out), cwd=tmp_path)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    assert proc.stdout.splitlines()[-1] == quick.stdout.splitlines()[-1] == "FAILED: no-forgotten-packets, delivery"
+    note = ("  3. (not told: when the trace was replayed, SlowCalls.on_packet_in did not return within 0.5 s "
+            "(stuck in a loop or waiting?), though the search's call returned in time: it takes about "
+            "--max-handler-seconds, and the machine's speed varies; the trace goes on as the search found it)")
+    assert note in violation(proc)
+    assert [v["property"] for v in json.loads(out.read_text())["violations"]] == ["no-forgotten-packets", "delivery"]

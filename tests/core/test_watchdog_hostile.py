@@ -18,6 +18,7 @@ from nice_attendre.models.app import is_app_failure
 from nice_attendre.watchdog import CallGuard, Watchdog
 
 from test_core_limits_time import Counter
+from tests_data_apps import path
 
 
 class Boom(BaseException):
@@ -205,3 +206,52 @@ def test_the_running_search_is_read_from_its_frame() -> None:
     assert stats.counts() == (4, 5, 0, 4)  # 0 -> 1 -> 2 -> 3 -> 4, then the apply in flight
     assert discoveries == ()
     assert _running_search(sys._getframe()) is None  # no search on this stack
+
+
+# ---- 5. a time limit is not nondeterminism; 6. Trace.replay runs the handlers ---------------------------
+
+def test_trace_replay_runs_the_handlers_and_sees_a_nondeterministic_app() -> None:
+    # With the memo (the default) a replayed step repeated the recorded one: no handler ran,
+    # and a nondeterministic app replayed "fine". Issue 34, section 4.
+    from nice_attendre import verify
+
+    result = verify(path("hostile.py", "CountsCalls"), topology="linear:2", app_options={"bug": True})
+    found = result.discoveries[0]
+    with pytest.raises(ModelError, match=r"gave a different state than recorded"):
+        found.trace.replay(result.system)
+
+
+def test_trace_replay_of_a_deterministic_app_runs_its_handlers_too() -> None:
+    from nice_attendre import verify
+
+    spec = path("hostile.py", "SlowCalls")
+    result = verify(spec, topology="linear:2", app_options={"bug": True, "slow": ""})
+    before = result.system.app.calls
+    found = result.discoveries[0]
+    assert found.trace.replay(result.system) == found.trace.final
+    assert result.system.app.calls == before + 2  # both packet-ins of the trace ran again, not from the memo
+
+
+def test_a_step_that_hit_the_time_limit_in_the_search_only_replays() -> None:
+    # The search's first packet-in ran past the limit; replayed, the call is fast. Not the
+    # app's nondeterminism: the replay goes on (was: ModelError, "not deterministic").
+    from nice_attendre import verify
+    from nice_attendre.trace import narrate_trace
+
+    result = verify(path("hostile.py", "SlowCalls"), topology="linear:2",
+                    app_options={"slow": "1", "seconds": 30.0}, max_handler_seconds=0.2)
+    (found,) = result.discoveries
+    assert found.property == "app-exception" and "did not return within 0.2 s" in found.reason
+    assert found.trace.replay(result.system) == found.trace.final
+    told = narrate_trace(found.trace, result.system.narrate)
+    assert told[-1][0].startswith("ALERT app-exception: SlowCalls.on_packet_in did not return within 0.2 s")
+
+
+def test_a_real_difference_is_still_nondeterminism_when_narrating() -> None:
+    from nice_attendre import verify
+    from nice_attendre.errors import NondeterminismError
+    from nice_attendre.trace import narrate_trace
+
+    result = verify(path("hostile.py", "CountsCalls"), topology="linear:2", app_options={"bug": True})
+    with pytest.raises(NondeterminismError):
+        narrate_trace(result.discoveries[0].trace, result.system.narrate)

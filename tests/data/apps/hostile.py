@@ -167,7 +167,7 @@ CALLS: list[int] = []
 class SlowCalls(App[None]):
     """Routes (with ``bug``: one hop short, a black hole). A deterministic handler on a
     machine whose speed varies: the packet-in calls numbered ``slow`` (comma-separated,
-    counted from 1 in this process) sleep ``seconds`` first, as a busy machine would make
+    counted from 1 on this app object) sleep ``seconds`` first, as a busy machine would make
     them; the others are fast. ``counts=FILE`` appends each call's number to FILE."""
 
     def __init__(self, slow: str = "1", seconds: float = 5.0, bug: bool = False, counts: str = "") -> None:
@@ -175,16 +175,38 @@ class SlowCalls(App[None]):
         self.seconds = float(seconds)
         self.bug = bug in (True, "true", "1")
         self.counts = counts
+        self.calls = 0  # (the machine's state, not the app's: counted here for the test only)
 
     def on_packet_in(self, state: None, ev: PacketIn, out: Out) -> None:
+        self.calls += 1
         CALLS.append(1)
         if self.counts:
             with open(self.counts, "a") as handle:
-                handle.write(f"{len(CALLS)} {os.getpid()}\n")
-        if len(CALLS) in self.slow:
+                handle.write(f"{self.calls} {os.getpid()}\n")
+        if self.calls in self.slow:
             time.sleep(self.seconds)
         path = out.topology.path(ev.dpid, ev.packet.hdr.eth_dst)
         if self.bug:
             path = path[:-1]
         out.install_path([Hop(d, Match.exact(ev.packet.hdr), (Output(p),)) for d, p in path], packet_in=ev)
         return state
+
+
+class CountsCalls(App[int]):
+    """Routes; its state is how many packet-ins this process has handled (a module-level
+    count): not a function of its arguments, so a replayed trace leaves the recorded path.
+    With ``bug``: one hop short (a black hole), so that there is a trace to replay."""
+
+    def __init__(self, bug: bool = False) -> None:
+        self.bug = bug in (True, "true", "1")
+
+    def initial_state(self) -> int:
+        return 0
+
+    def on_packet_in(self, state: int, ev: PacketIn, out: Out) -> int:
+        CALLS.append(1)
+        path = out.topology.path(ev.dpid, ev.packet.hdr.eth_dst)
+        if self.bug:
+            path = path[:-1]
+        out.install_path([Hop(d, Match.exact(ev.packet.hdr), (Output(p),)) for d, p in path], packet_in=ev)
+        return len(CALLS)
