@@ -22,12 +22,13 @@ tuple of slot ids and rebuilds only the slots it changes (structural sharing).
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from bisect import bisect_left
 from functools import partial
 from itertools import chain, compress
 from operator import itemgetter, mul
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from nice_attendre.fingerprint import Computed, slot_multiplier, successor
 from nice_attendre.errors import InputError, ModelError
@@ -49,6 +50,8 @@ from nice_attendre.models.protocols.openflow import SWITCH_SLOTS
 from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import Topology
 from nice_attendre.watchdog import CallGuard
+
+_NOTHING = object()  # no attribute of that name
 
 #: Monitors a network can run, named after the property that reads their alerts (see
 #: :meth:`Tx.alert`). A monitor that is not run records nothing, so the state space is the
@@ -829,8 +832,27 @@ class Network:
         if handler is None:
             raise ModelError(f"not an event of this network: {event!r}")
         tx = Tx(self, state)
-        handler(tx, event)
+        with self._app_unmemoised():
+            handler(tx, event)
         return self._make_state(tx.s)
+
+    @contextmanager
+    def _app_unmemoised(self) -> Iterator[None]:
+        """While replaying a trace: an app that remembers its own handler calls (an adapted
+        Ryu app's ``memoize``) runs them again, as the network's memo is bypassed."""
+        app = self.app
+        if not getattr(app, "memoize", False):
+            yield
+            return
+        own = app.__dict__.get("memoize", _NOTHING)
+        app.memoize = False
+        try:
+            yield
+        finally:
+            if own is _NOTHING:
+                del app.memoize
+            else:
+                app.memoize = own
 
     def event_types(self) -> tuple[type, ...]:
         """Every event class this network handles (its own, the faults' when budgeted, and
@@ -916,7 +938,8 @@ class Network:
         handler = self._handlers.get(type(event))
         if handler is None:
             raise ModelError(f"not an event of this network: {event!r}")
-        handler(tx, event)
+        with self._app_unmemoised():  # a narrated step is checked against the recorded one
+            handler(tx, event)
         return self._make_state(tx.s), notes
 
     def time_limited_step(self, state: tuple[int, ...], event: Event, recorded: tuple[int, ...],

@@ -312,3 +312,44 @@ def test_a_call_that_hit_the_limit_only_in_the_replay_keeps_the_violation(tmp_pa
             "--max-handler-seconds, and the machine's speed varies; the trace goes on as the search found it)")
     assert note in violation(proc)
     assert [v["property"] for v in json.loads(out.read_text())["violations"]] == ["no-forgotten-packets", "delivery"]
+
+
+# ---- 6. replaying runs the handlers, also an adapted Ryu app's remembered ones ----------------------------
+
+RYU_COUNTING = '''
+from ryu.controller import ofp_event
+from ryu.controller.handler import MAIN_DISPATCHER, set_ev_cls
+from learning_switch_10 import ForgetfulLearningSwitch10
+
+CALLS = [0]
+
+
+class Counting(ForgetfulLearningSwitch10):
+    """Keeps how many packet-ins this process handled: not a function of its arguments."""
+
+    @set_ev_cls(ofp_event.EventOFPPacketIn, MAIN_DISPATCHER)
+    def handle_packet_in(self, ev):
+        CALLS[0] += 1
+        self.calls = CALLS[0]
+        super().handle_packet_in(ev)
+'''
+
+
+def test_a_nondeterministic_ryu_app_is_seen_when_its_trace_is_replayed(tmp_path: Path) -> None:
+    # The adapter remembers each handler call's outcome per (message, state): replaying a trace
+    # (the report's narration, Trace.replay) repeated what the search recorded, so an app
+    # reading a global was shown with a trace it does not follow.
+    pytest.importorskip("os_ken")
+    from nice_attendre import verify
+    from nice_attendre.errors import ModelError
+
+    (tmp_path / "counting.py").write_text(f"import sys\nsys.path.insert(0, {str(ROOT / 'examples' / 'ryu')!r})\n"
+                                          + RYU_COUNTING)
+    spec = f"{tmp_path / 'counting.py'}:Counting"
+    proc = script("verify", spec, "-t", "linear:3", "-n", "2", cwd=tmp_path)
+    assert proc.returncode == 4, (proc.stdout, proc.stderr)
+    assert proc.stderr.startswith("Error: the app is not deterministic: replaying a reported trace gave another "
+                                  "state at step ")
+    result = verify(spec, topology="linear:3", packets=2)
+    with pytest.raises(ModelError, match="gave a different state than recorded"):
+        result.discoveries[0].trace.replay(result.system)
