@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "data" / "apps" / "hostile.py"
@@ -353,3 +355,28 @@ def test_a_nondeterministic_ryu_app_is_seen_when_its_trace_is_replayed(tmp_path:
     result = verify(spec, topology="linear:3", packets=2)
     with pytest.raises(ModelError, match="gave a different state than recorded"):
         result.discoveries[0].trace.replay(result.system)
+
+
+# ---- fuzz: whatever the app raises, wherever ----------------------------------------------------------
+
+WHERE = ["initial_state", "on_switch_join", "on_packet_in", "hash", "eq", "repr"]
+WHAT = ["exit:0", "exit:3", "exit:bye", "generator-exit", "boom", "keyboard-interrupt", "value-error", "recursion",
+        "stop-iteration", "type-error"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.sampled_from(WHERE), what=st.sampled_from(WHAT), packets=st.integers(1, 2),
+       extra=st.sampled_from([[], ["--fingerprint"], ["--shortest"], ["--keep-going"]]))
+def test_whatever_the_app_raises_the_run_says_so(where: str, what: str, packets: int, extra: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from nice_attendre.frontend.cli import main
+
+    result = CliRunner().invoke(main, ["verify", app("RaisesAnything"), "-t", "linear:2", "-n", str(packets),
+                                       "-o", f"where={where}", "-o", f"what={what}", *extra])
+    assert result.exit_code in (1, 2), (result.output, result.exception)
+    assert "Traceback" not in result.output
+    if result.exit_code == 1:
+        assert any(line.startswith("VIOLATION 1: app-exception (always)") for line in result.stdout.splitlines())
+    else:  # a state that cannot be fingerprinted (its class is not a dataclass): one line
+        assert "--fingerprint" in extra and result.stderr.startswith("Error: cannot fingerprint"), result.output

@@ -210,3 +210,62 @@ class CountsCalls(App[int]):
             path = path[:-1]
         out.install_path([Hop(d, Match.exact(ev.packet.hdr), (Output(p),)) for d, p in path], packet_in=ev)
         return len(CALLS)
+
+
+def _raise(what: str) -> None:
+    """Raise what ``what`` names (see :class:`RaisesAnything`)."""
+    if what.startswith("exit:"):
+        code = what[5:]
+        sys.exit(int(code) if code.lstrip("-").isdigit() else code)
+    raise {"generator-exit": GeneratorExit, "boom": Boom, "keyboard-interrupt": KeyboardInterrupt,
+           "value-error": ValueError, "recursion": RecursionError, "stop-iteration": StopIteration,
+           "type-error": TypeError}[what]()
+
+
+class Touchy:
+    """An app state whose ``dunder`` raises ``what`` once it is ``armed``."""
+
+    def __init__(self, armed: bool, dunder: str, what: str) -> None:
+        self.armed, self.dunder, self.what = armed, dunder, what
+
+    def _maybe(self, dunder: str) -> None:
+        if self.armed and self.dunder == dunder:
+            _raise(self.what)
+
+    def __hash__(self) -> int:
+        self._maybe("hash")
+        return hash(self.armed)
+
+    def __eq__(self, other: object) -> bool:
+        self._maybe("eq")
+        return isinstance(other, Touchy) and other.armed == self.armed
+
+    def __repr__(self) -> str:
+        self._maybe("repr")
+        return f"Touchy({self.armed})"
+
+
+class RaisesAnything(App[Touchy]):
+    """Routes; raises ``what`` (``exit:CODE``, ``generator-exit``, ``boom``,
+    ``keyboard-interrupt``, ``value-error``, ``recursion``, ``stop-iteration``, ``type-error``)
+    ``where``: in ``initial_state``, ``on_switch_join``, ``on_packet_in``, or in the
+    ``hash``, ``eq`` or ``repr`` of the state the first packet-in returns."""
+
+    def __init__(self, where: str = "on_packet_in", what: str = "boom") -> None:
+        self.where, self.what = where, what
+
+    def initial_state(self) -> Touchy:
+        if self.where == "initial_state":
+            _raise(self.what)
+        return Touchy(False, self.where, self.what)
+
+    def on_switch_join(self, state: Touchy, dpid: int, out: Out) -> Touchy:
+        if self.where == "on_switch_join":
+            _raise(self.what)
+        return state
+
+    def on_packet_in(self, state: Touchy, ev: PacketIn, out: Out) -> Touchy:
+        if self.where == "on_packet_in":
+            _raise(self.what)
+        route(ev, out)
+        return Touchy(True, self.where, self.what)
