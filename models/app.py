@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Sequence, TypeVar
 
-from nice_attendre.errors import CallTimeout
+from nice_attendre.errors import CallTimeout, Interrupted, StopRequest, UnsupportedFeature
 from nice_attendre.models.messages import (DEFAULT_PRIORITY, NO_TIMEOUTS, BarrierReply, BufferId, FlowMod,
                                            FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatus, Timeouts)
 from nice_attendre.models.packet import (HEADER_FIELDS, Action, Flood, GotoTable, Match, Output, Packet,
@@ -121,21 +121,145 @@ def app_failure(exc: BaseException) -> str:
         return f"called sys.exit({exc.code!r})"
     if isinstance(exc, BadRequest):
         return f"made a malformed request: {exc}"
-    return f"raised {type(exc).__name__}: {exc}"
+    return f"raised {type(exc).__name__}: {_message(exc)}"
+
+
+#: What :func:`app_failure` says of a call that ran past the handler time limit (how a
+#: replayed trace recognises a step that differs only by the time limit).
+TIME_LIMIT_FAILURE = "did not return within"
+
+
+def _message(exc: BaseException) -> str:
+    """``str(exc)``, or what its ``__str__`` did instead of returning (an app's exception
+    class is user code too)."""
+    try:
+        return str(exc)
+    except BaseException as failure:  # noqa: BLE001 - a user's __str__ fails: say so, never crash
+        if not is_app_failure(failure):
+            raise
+        return f"<its __str__ raised {type(failure).__name__}>"
+
+
+def is_app_failure(exc: BaseException) -> bool:
+    """Whether ``exc``, raised out of a call into user code (an app handler, the app
+    state's ``__hash__``/``__eq__``/``__repr__``, a user's property), is the app's own
+    failure, which the checker reports as the violation ``app-exception``, rather than
+    something that must pass through and end the run.
+
+    Passing through: exhausted memory, :class:`~nice_attendre.errors.UnsupportedFeature`
+    (a model limit, exit 2), the watchdog's own stops
+    (:class:`~nice_attendre.errors.StopRequest`), and Ctrl-C: the checker's
+    :class:`~nice_attendre.errors.Interrupted`, or a plain ``KeyboardInterrupt`` while
+    SIGINT raises it (no watchdog turns Ctrl-C into its own stop). Everything else is the
+    app's: any :class:`Exception`, ``sys.exit`` (SystemExit), GeneratorExit, the
+    watchdog's :class:`~nice_attendre.errors.CallTimeout`, a ``BaseException`` subclass of
+    the app's own, and a ``KeyboardInterrupt`` the app raises itself (while a watchdog
+    handles Ctrl-C, or SIGINT is ignored, a real Ctrl-C never arrives as one).
+    """
+    if isinstance(exc, (MemoryError, UnsupportedFeature, StopRequest, Interrupted)):
+        return False
+    if isinstance(exc, KeyboardInterrupt):
+        return not _sigint_raises_keyboard_interrupt()
+    return True
+
+
+def _sigint_raises_keyboard_interrupt() -> bool:
+    """Whether a Ctrl-C now would raise a plain ``KeyboardInterrupt`` (SIGINT's handler is
+    Python's default one, or a handler we do not know)."""
+    import signal
+
+    try:
+        handler = signal.getsignal(signal.SIGINT)
+    except (ValueError, AttributeError):  # pragma: no cover - no SIGINT here
+        return True
+    if handler in (signal.SIG_IGN, signal.SIG_DFL, None):
+        return False
+    owner = getattr(handler, "__self__", None)
+    return not getattr(owner, "translates_ctrl_c", False)
+
+
+def state_failure(state: Any, exc: BaseException) -> str:
+    """What is wrong with ``state``, an app state a handler returned, whose interning
+    (``__hash__``, ``__eq__``) or first check (``__repr__``, ``==`` with itself) raised
+    ``exc``: after "returned", ``an unhashable state [1] (list); ...`` or ``a state whose
+    __eq__ raised ValueError: boom``."""
+    if isinstance(exc, _DunderFailure):
+        return f"a state whose {exc.dunder} {exc.what}"
+    if isinstance(exc, CallTimeout):
+        return f"a state whose __hash__, __eq__ or __repr__ {app_failure(exc)}"
+    if isinstance(exc, TypeError):
+        try:
+            hash(state)
+        except TypeError:
+            return (f"an unhashable state {_short_safe(state)} ({type(state).__name__}); states must be hashable "
+                    "values: tuples, frozensets, frozen dataclasses")
+        except BaseException as again:  # noqa: BLE001 - user code: described, never a crash
+            if not is_app_failure(again):
+                raise
+            return f"a state whose __hash__ {app_failure(again)}"
+    try:
+        hash(state)
+    except BaseException as again:  # noqa: BLE001 - user code: described, never a crash
+        if not is_app_failure(again):
+            raise
+        return f"a state whose __hash__ {app_failure(again)}"
+    return f"a state whose __eq__ {app_failure(exc)}"
+
+
+class _DunderFailure(Exception):
+    """Raised by :func:`checked_new_state` for a dunder of a new app state that failed."""
+
+    def __init__(self, dunder: str, what: str) -> None:
+        super().__init__(dunder, what)
+        self.dunder = dunder
+        self.what = what
+
+
+def checked_new_state(state: Any) -> None:
+    """Check an app state never seen before, as traces, reports and the interning of equal
+    states will use it: its ``__repr__`` must return a str and it must equal itself (a
+    state that does not would be stored anew every time it is reached). Raises
+    :class:`_DunderFailure` (an :class:`Exception`, so the caller reports it as the app's)
+    or what must pass through (see :func:`is_app_failure`)."""
+    for dunder in ("__repr__", "__eq__"):
+        try:
+            if dunder == "__repr__":
+                text = repr(state)
+                if not isinstance(text, str):  # pragma: no cover - repr() itself refuses non-str
+                    raise TypeError(f"__repr__ returned {type(text).__name__}")
+            elif not state == state:
+                raise _DunderFailure("__eq__", "says it is not equal to itself")
+        except _DunderFailure:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - user code: a finding, never a crash
+            if not is_app_failure(exc):
+                raise
+            raise _DunderFailure(dunder, app_failure(exc)) from None
+
+
+def _short_safe(value: Any) -> str:
+    """:func:`_short`, or what ``repr`` did instead (user code)."""
+    try:
+        return _short(value)
+    except BaseException as exc:  # noqa: BLE001 - user code: described, never a crash
+        if not is_app_failure(exc):
+            raise
+        return f"<{type(value).__name__} whose __repr__ {app_failure(exc)}>"
 
 
 def bad_state(state: Any, before: Any, hashing: bool = False) -> str | None:
     """Why ``state``, returned by a handler in place of ``before``, cannot be the app's
     state (``None`` if it can). ``hashing``: also check that it is hashable."""
     if state is None and before is not None:
-        return (f"None instead of the app's state (it was {_short(before)}; a handler returns the new "
+        return (f"None instead of the app's state (it was {_short_safe(before)}; a handler returns the new "
                 "state, e.g. `return state`)")
     if hashing:
         try:
             hash(state)
-        except TypeError:
-            return (f"an unhashable state {_short(state)} ({type(state).__name__}); states must be hashable "
-                    "values: tuples, frozensets, frozen dataclasses")
+        except BaseException as exc:  # noqa: BLE001 - user code: described, never a crash
+            if not is_app_failure(exc):
+                raise
+            return state_failure(state, exc)
     return None
 
 

@@ -22,16 +22,18 @@ tuple of slot ids and rebuilds only the slots it changes (structural sharing).
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from bisect import bisect_left
 from functools import partial
 from itertools import chain, compress
 from operator import itemgetter, mul
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from nice_attendre.fingerprint import Computed, slot_multiplier, successor
-from nice_attendre.errors import CallTimeout, InputError, ModelError
-from nice_attendre.models.app import App, app_failure, bad_state
+from nice_attendre.errors import InputError, ModelError
+from nice_attendre.models.app import (TIME_LIMIT_FAILURE, App, app_failure, checked_new_state, is_app_failure,
+                                      state_failure)
 from nice_attendre.models.events import (ControllerHandle, Event, HostAnswer, HostMove, HostReceive, HostSend,
                                          SwitchEntryExpires, SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models import flowtable
@@ -48,6 +50,8 @@ from nice_attendre.models.protocols.openflow import SWITCH_SLOTS
 from nice_attendre.models.scenario import Scenario
 from nice_attendre.models.topology import Topology
 from nice_attendre.watchdog import CallGuard
+
+_NOTHING = object()  # no attribute of that name
 
 #: Monitors a network can run, named after the property that reads their alerts (see
 #: :meth:`Tx.alert`). A monitor that is not run records nothing, so the state space is the
@@ -461,6 +465,7 @@ class Network:
         self.slot_load = slot("load", "load") if self.options.count_load else -1
         self.slot_faults = slot("faults", "faults") if any(self.options.faults) else -1
         self._slot_interners = slot_interners
+        self._app_interner = slot_interners[self.slot_app]
         self._values = [interner.values for interner in slot_interners]
         self._intern = [interner.intern for interner in slot_interners]
         self.slot_index = {name: index for index, name in enumerate(self.slot_names)}
@@ -600,24 +605,38 @@ class Network:
             tx.put(self.slot_load, (0,) * len(LOAD_COUNTERS))
         if self.faults is not None:
             tx.put(self.slot_faults, self.faults.initial())
+        guard = self.guard
+        problem: str | None = None
+        returned = False
         try:
-            state = self.guard.run(self.app.initial_state)
-        except MemoryError:
-            raise
-        except (Exception, SystemExit, CallTimeout) as exc:
-            problem: str | None = app_failure(exc)
-        else:
-            problem = bad_state(state, None, hashing=True)
-            if problem is None:
-                tx.put(self.slot_app, state)
-            else:
-                problem = f"returned {problem}"
+            state = guard.run(self.app.initial_state)
+            returned = True
+            tx.set_id(self.slot_app, guard.run(self.intern_app_state, state))
+        except BaseException as exc:  # noqa: BLE001 - the app's failures are findings; the rest passes
+            if not is_app_failure(exc):
+                raise
+            problem = f"returned {state_failure(state, exc)}" if returned else app_failure(exc)
         if problem is not None:  # an app bug is a finding: the run starts in a violating state
             tx.put(self.slot_app, None)
             tx.alert("app-exception", f"{type(self.app).__name__}.initial_state {problem}")
             return self._make_state(tx.s)
         self.protocol.switches_join(tx)
         return self._make_state(tx.s)
+
+    def intern_app_state(self, state: Any) -> int:
+        """The id of app state ``state`` (what a handler returned), interned: user code, run
+        under the network's guard by the caller. The state's ``__hash__`` (and ``__eq__``, on
+        a hash match) run here; a value never seen before is checked first
+        (:func:`~nice_attendre.models.app.checked_new_state`: ``__repr__``, equal to itself),
+        so a state whose dunders fail is refused before it is stored. What they raise
+        propagates: the caller reports it as an app exception
+        (:func:`~nice_attendre.models.app.state_failure` says what is wrong)."""
+        interner = self._app_interner
+        found = interner.ids.get(state)
+        if found is None:
+            checked_new_state(state)
+            found = interner.intern(state)
+        return found
 
     # ---- System ------------------------------------------------------------------------
 
@@ -804,6 +823,37 @@ class Network:
         self._handlers[type(event)](tx, event)
         return tuple(tx.s)
 
+    def apply_uncached(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
+        """``apply`` that runs every handler of ``event``, the memo neither read nor filled:
+        what replaying a trace needs (:meth:`nice_attendre.trace.Trace.replay`), so that an
+        app that is not a function of its arguments is seen (a memoised transition would
+        repeat what the search recorded)."""
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            raise ModelError(f"not an event of this network: {event!r}")
+        tx = Tx(self, state)
+        with self._app_unmemoised():
+            handler(tx, event)
+        return self._make_state(tx.s)
+
+    @contextmanager
+    def _app_unmemoised(self) -> Iterator[None]:
+        """While replaying a trace: an app that remembers its own handler calls (an adapted
+        Ryu app's ``memoize``) runs them again, as the network's memo is bypassed."""
+        app = self.app
+        if not getattr(app, "memoize", False):
+            yield
+            return
+        own = app.__dict__.get("memoize", _NOTHING)
+        app.memoize = False
+        try:
+            yield
+        finally:
+            if own is _NOTHING:
+                del app.memoize
+            else:
+                app.memoize = own
+
     def event_types(self) -> tuple[type, ...]:
         """Every event class this network handles (its own, the faults' when budgeted, and
         the protocol variant's), in a stable order (by name): what a saved trace may name."""
@@ -888,8 +938,32 @@ class Network:
         handler = self._handlers.get(type(event))
         if handler is None:
             raise ModelError(f"not an event of this network: {event!r}")
-        handler(tx, event)
+        with self._app_unmemoised():  # a narrated step is checked against the recorded one
+            handler(tx, event)
         return self._make_state(tx.s), notes
+
+    def time_limited_step(self, state: tuple[int, ...], event: Event, recorded: tuple[int, ...],
+                          replayed: tuple[int, ...], notes: list[str]) -> list[str] | None:
+        """The lines for a replayed step (``event`` from ``state``) that gave ``replayed``
+        where the search recorded ``recorded`` only because a call into the app hit the
+        handler time limit in one run and not in the other: a deterministic handler whose
+        call takes about the limit, on a machine whose speed varies, is not the app's
+        nondeterminism (see :func:`nice_attendre.trace.narrate_trace`). ``None`` when the
+        difference is something else. ``notes`` are what the replay said."""
+        def limited(after: tuple[int, ...]) -> list[str]:
+            new = set(self.alerts(after)) - set(self.alerts(state))
+            return sorted(detail for kind, detail in new if kind == "app-exception" and TIME_LIMIT_FAILURE in detail)
+
+        in_search, in_replay = limited(recorded), limited(replayed)
+        if in_search and not in_replay:
+            return [f"ALERT app-exception: {detail}" for detail in in_search] + [
+                "(when the trace was replayed, this call returned within the time limit: it takes about "
+                "--max-handler-seconds, and the machine's speed varies; the search's call did not)"]
+        if in_replay and not in_search:
+            return [f"(not told: when the trace was replayed, {detail.split(' (handling ')[0]}, though the "
+                    "search's call returned in time: it takes about --max-handler-seconds, and the machine's speed "
+                    "varies; the trace goes on as the search found it)" for detail in in_replay]
+        return None
 
     # ---- stable fingerprints (models/fingerprints.py) and shipping (models/shipping.py) --
 

@@ -25,7 +25,7 @@ from collections import deque
 from typing import Any, Hashable, Iterable, Sequence
 
 from nice_attendre.checker import Limits, Progress, ProgressCallback, end_of_search, state_checks
-from nice_attendre.errors import StopRequest
+from nice_attendre.errors import StopRequest, escaped
 from nice_attendre.fingerprint import fingerprint_functions
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
@@ -187,6 +187,10 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
         stop_reason, signum = "interrupted", getattr(exc, "signum", signal.SIGINT)
     except MemoryError:
         stop_reason = "out-of-memory"
+    except Exception:
+        raise
+    except BaseException as exc:  # sys.exit or another non-Exception out of user code no guard caught
+        raise escaped(exc) from exc
     finally:
         watchdog.unbind()
 

@@ -10,10 +10,11 @@ import math
 import signal
 import time
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from nice_attendre.checkpoint import SearchState
-from nice_attendre.errors import InputError, ModelError, StopRequest
+from nice_attendre.errors import InputError, ModelError, StopRequest, escaped
 from nice_attendre.fingerprint import fingerprint_functions, keyed_functions, peek_functions
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
@@ -198,6 +199,24 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
                 watchdog, checkpoint, checkpoint_interval, resume)
 
 
+def _running_search(frame: FrameType | None) -> tuple[Stats, tuple[Discovery, ...]] | None:
+    """The counts and discoveries so far of the depth-first search on ``frame``'s stack (the
+    main thread's, stuck in user code), read from the frame of :func:`_dfs`: what a hard stop
+    reports (see :class:`~nice_attendre.watchdog.HardStop`). The loop publishes nothing: its
+    locals are read once, when the process is about to end."""
+    code = _dfs.__code__
+    while frame is not None and frame.f_code is not code:
+        frame = frame.f_back
+    if frame is None:
+        return None
+    found = frame.f_locals
+    visited = found.get("visited")
+    unique = len(visited) if visited is not None else found.get("unique", 0)
+    elapsed = found["elapsed_before"] + time.monotonic() - found["start"]
+    return (Stats(found["transitions"], unique, found["revisits"], found["max_depth"], elapsed),
+            tuple(found["discoveries"]))
+
+
 def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], limits: Limits, keep_going: bool,
          fingerprint: bool, metrics: Iterable[Metric], progress: ProgressCallback | None,
          progress_interval: float, watchdog: Watchdog, checkpoint: CheckpointCallback | None,
@@ -272,7 +291,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
     record, check_state = state_checks(always, at_end, sometimes, metric_list, metric_ranges, enabled,
                                        keep_going, discoveries, violated, trace_to)
 
-    watchdog.bind(stop_at)
+    watchdog.bind(stop_at, snapshot=_running_search)
     stored = len(visited)  # states in ``visited``, kept up to date in the loop
     try:
         initials = system.initial_states()
@@ -393,6 +412,10 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         stop_reason, consistent = "out-of-memory", False
         unique = len(visited)
         visited = add_visited = None  # give the memory back for the report
+    except Exception:
+        raise
+    except BaseException as exc:  # sys.exit or another non-Exception out of user code no guard caught
+        raise escaped(exc) from exc
     finally:
         watchdog.unbind()
 

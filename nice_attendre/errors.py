@@ -66,6 +66,18 @@ class NondeterminismError(ModelError):
             "randomness), so the trace cannot be shown")
 
 
+def escaped(exc: BaseException) -> ModelError:
+    """The error for ``exc``, a ``BaseException`` that is not an :class:`Exception` (``sys.exit``,
+    GeneratorExit, a class of the user's own), raised by user code the system did not run
+    as a guarded call (a state's ``__hash__``, ``__eq__`` or ``__repr__`` called to store,
+    fingerprint or describe it): a search must never end silently, or with the exit code
+    the user's code chose."""
+    what = f"sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else type(exc).__name__
+    return ModelError(f"user code ended the search with {what} outside a guarded call (for example in a "
+                      "state's __hash__, __eq__ or __repr__, called to store, fingerprint or describe it); "
+                      "such code must return")
+
+
 class Interrupted(KeyboardInterrupt):
     """A run ended by a signal (Ctrl-C's SIGINT, or SIGTERM/SIGHUP on the command line).
 

@@ -132,8 +132,19 @@ def _encode(value: Any, out: list[bytes]) -> None:
         _encode_str(b"B", bytes(value), out)
     else:
         raise FingerprintError(
-            f"cannot fingerprint a value of type {kind.__qualname__} ({value!r:.80}): state values "
+            f"cannot fingerprint a value of type {kind.__qualname__} ({_shown(value):.80}): state values "
             "must be None, bool, int, float, str, bytes, tuples, frozensets, enums or dataclasses")
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)`` for a message, or what the value's ``__repr__`` (user code) did
+    instead of returning: it must not end the run (``sys.exit``) while an error is told."""
+    try:
+        return repr(value)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - user code: described, never obeyed
+        return f"<its __repr__ raised {type(exc).__name__}>"
 
 
 def encode(value: Any) -> bytes:

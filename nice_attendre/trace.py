@@ -54,9 +54,18 @@ class Trace:
         when ``apply`` gives a different state than recorded: either means the model is not
         deterministic (its ``enabled`` or ``apply`` depends on something outside the state),
         or the trace belongs to another system.
+
+        A system that caches transitions (the network's memo) replays with its
+        ``apply_uncached`` when it has one, so every step really runs again: a cached step
+        would repeat the recorded one and hide a nondeterministic model. A step whose
+        difference the system's ``time_limited_step(state, event, recorded, replayed,
+        notes)`` explains (a call that hit a time limit in one run only) is not
+        nondeterminism: the replay goes on from the recorded state.
         """
         if self.initial not in system.initial_states():
             raise ModelError("trace does not start in an initial state of this system")
+        apply = getattr(system, "apply_uncached", None) or system.apply
+        explain = getattr(system, "time_limited_step", None)
         state = self.initial
         for index, step in enumerate(self.steps, start=1):
             enabled = system.enabled(state)
@@ -65,8 +74,11 @@ class Trace:
                     f"step {index}: event {step.event!r} is not enabled in the replayed state; "
                     "the model's enabled() is not a function of the state, or the trace is from "
                     "another system")
-            state = system.apply(state, step.event)
+            before, state = state, apply(state, step.event)
             if state != step.state:
+                if explain is not None and explain(before, step.event, step.state, state, []) is not None:
+                    state = step.state
+                    continue
                 raise ModelError(
                     f"step {index}: applying {step.event!r} gave a different state than recorded; "
                     "the model's apply() is not deterministic (it reads something outside the "
@@ -100,17 +112,27 @@ def narrate_trace(trace: Trace, step_with_notes: Any,
     printed with narration that contradicts it. ``said`` maps (state, event) to lines already
     narrated (by an earlier trace with the same steps); it is used and filled, so no step runs
     twice.
+
+    A step that differs only because a call hit a time limit in one run and not in the other
+    is not the model's nondeterminism: when ``step_with_notes`` is a method of an object with
+    ``time_limited_step(state, event, recorded, replayed, notes) -> lines | None`` (the
+    network's), a difference it explains is narrated with its lines and the replay goes on
+    from the recorded state.
     """
     said = {} if said is None else said
     lines: list[list[str]] = []
     state = trace.initial
+    explain = getattr(getattr(step_with_notes, "__self__", None), "time_limited_step", None)
     for index, step in enumerate(trace.steps, start=1):
         key = (state, step.event)
         found = said.get(key)
         if found is None:
             replayed, found = step_with_notes(state, step.event)
             if replayed != step.state:
-                raise NondeterminismError(index, step.event, found)
+                explained = explain(state, step.event, step.state, replayed, found) if explain else None
+                if explained is None:
+                    raise NondeterminismError(index, step.event, found)
+                found = explained
             said[key] = found
         lines.append(found)
         state = step.state

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from nice_attendre.errors import CallTimeout, InputError, UnknownNameError
-from nice_attendre.models.app import app_failure
+from nice_attendre.errors import InputError, UnknownNameError
+from nice_attendre.models.app import app_failure, is_app_failure
 from nice_attendre.models.network import MONITORS, Network
 from nice_attendre.properties.alerts import (app_exception, direct_paths, no_black_holes,
                                              no_forwarding_loops, one_packet_in_per_flow,
@@ -97,8 +97,9 @@ class Wanted:
 
 def _guarded(prop: Property, guard: CallGuard) -> Property:
     """``prop``, a user's, as user code: its predicate never crashes the checker (an
-    exception makes the state violate the property, and the reason names it), and its calls
-    are marked by ``guard`` (the network's), so a watchdog bounds them as it bounds app
+    exception makes the state violate the property, and the reason names it: anything the
+    app's handlers may raise, see :func:`~nice_attendre.models.app.is_app_failure`), and its
+    calls are marked by ``guard`` (the network's), so a watchdog bounds them as it bounds app
     handlers: a call longer than the handler time limit violates the property, and a time
     or memory limit or Ctrl-C stops the search inside it (a predicate stuck in a loop used
     to hang the search for good)."""
@@ -112,25 +113,46 @@ def _guarded(prop: Property, guard: CallGuard) -> Property:
     if prop.expectation.value == "transition":
         def guarded(before: Any, event: Any, after: Any) -> bool:
             try:
-                return bool(run(holds, before, event, after))
-            except (Exception, SystemExit, CallTimeout) as exc:
+                return run(_holds3, holds, before, event, after)
+            except BaseException as exc:  # noqa: BLE001 - user code: a finding, never a crash
+                if not is_app_failure(exc):
+                    raise
                 return failed(after, exc)
     else:
         def guarded(state: Any) -> bool:  # type: ignore[misc]
             try:
-                return bool(run(holds, state))
-            except (Exception, SystemExit, CallTimeout) as exc:
+                return run(_holds1, holds, state)
+            except BaseException as exc:  # noqa: BLE001 - user code: a finding, never a crash
+                if not is_app_failure(exc):
+                    raise
                 return failed(state, exc)
 
     def explain(state: Any) -> str:
         if state in errors:
             return errors[state]
         try:
-            return str(run(prop.why, state))
-        except (Exception, SystemExit, CallTimeout) as exc:
+            return run(_text, prop.why, state)
+        except BaseException as exc:  # noqa: BLE001 - user code: described, never a crash
+            if not is_app_failure(exc):
+                raise
             return f"(its explanation {app_failure(exc)})"
 
     return Property(prop.name, prop.expectation, guarded, prop.description, explain)
+
+
+def _holds1(holds: Callable[[Any], Any], state: Any) -> bool:
+    """``bool(holds(state))``: the truth of a user's result is user code too (its ``__bool__``)."""
+    return bool(holds(state))
+
+
+def _holds3(holds: Callable[[Any, Any, Any], Any], before: Any, event: Any, after: Any) -> bool:
+    """``bool(holds(before, event, after))``, as :func:`_holds1`."""
+    return bool(holds(before, event, after))
+
+
+def _text(why: Callable[[Any], Any], state: Any) -> str:
+    """``str(why(state))``: a user's explanation, made a string as user code."""
+    return str(why(state))
 
 
 def _load(spec: str) -> list[Any]:

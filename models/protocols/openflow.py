@@ -38,10 +38,10 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple, 
 
 from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models import flowtable
-from nice_attendre.errors import CallTimeout
+from nice_attendre.watchdog import guarded_caller
 from nice_attendre.models.app import (BarrierRequestRequest, FlowModRequest, InstallPathRequest, Out,
                                       PacketOutRequest, PortStatsRequestRequest, Request, app_failure,
-                                      bad_state)
+                                      bad_state, is_app_failure, state_failure)
 from nice_attendre.models.events import ControllerStats
 from nice_attendre.models.messages import (NO_TIMEOUTS, TABLE, BarrierReply, BarrierRequest, BufferId, FlowMod,
                                            FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatsRequest,
@@ -558,55 +558,72 @@ class OpenFlow:
         self.run_app(tx, "on_port_stats", lambda app, state, out: app.on_port_stats(state, reply, out),
                      str(reply), None)
 
+    @guarded_caller
     def run_app(self, tx: "Tx", handler: str, call: Callable[[Any, Any, Out], Any], what: str,
                 context: PacketIn | None) -> None:
         """Run one app handler; store its new state; send what it asked for.
 
-        A handler that raises (``sys.exit`` included), makes a malformed request, runs past
-        the per-call time limit, or returns an unhashable value (or ``None`` where the app
-        had a state) becomes the alert ``app-exception`` naming the handler (the app's state
-        and the network are left as they were). ``MemoryError``, Ctrl-C and the search's own
-        stops are not the app's findings: they pass through. The call is marked on the
-        network's :class:`~nice_attendre.watchdog.CallGuard` so a watchdog may interrupt it.
+        A handler that raises (anything: ``sys.exit``, GeneratorExit, a ``BaseException`` of
+        its own), makes a malformed request, runs past the per-call time limit, or returns a
+        state that cannot be stored (unhashable, ``None`` where the app had a state, or one
+        whose ``__hash__``, ``__eq__`` or ``__repr__`` fails) becomes the alert
+        ``app-exception`` naming the handler (the app's state and the network are left as
+        they were). Exhausted memory, Ctrl-C, the search's own stops and unsupported
+        features are not the app's findings: they pass through (see
+        :func:`~nice_attendre.models.app.is_app_failure`). The call, and the interning of the
+        state it returned (the state's dunders are user code too), are marked on the
+        network's :class:`~nice_attendre.watchdog.CallGuard` so a watchdog may interrupt them.
         """
         net = self.net
         out = Out(self.topology, self._valid_requests)
         app = net.app
         guard = net.guard
         before = tx.get(net.slot_app)
+        returned = False
         guard.calls += 1
         guard.active = True
         try:
             state = call(app, before, out)
+            returned = True
+            state_id = -1 if state is None and before is not None else net.intern_app_state(state)
             guard.active = False
-        except (MemoryError, UnsupportedFeature):  # not the app's bug: no finding
+            if guard.hit is not None:  # the call swallowed the watchdog's limit: it still holds
+                raise guard.hit
+        except BaseException as exc:  # noqa: BLE001 - an app bug is a finding, not a crash
             guard.active = False
-            raise
-        except (Exception, SystemExit, CallTimeout) as exc:  # an app bug is a finding, not a crash
-            guard.active = False
-            tx.alert("app-exception", f"{type(app).__name__}.{handler} {app_failure(exc)} (handling {what})")
-            return
-        except BaseException:
-            guard.active = False
-            raise
-        problem = bad_state(state, before) if state is None and before is not None else None
-        if problem is None:
-            try:
-                tx.put(net.slot_app, state)
-            except TypeError:
-                problem = bad_state(state, before, hashing=True)
-                if problem is None:
+            hit = guard.take()  # a limit raised inside the call wins over what the call made of it
+            failure = exc if hit is None else hit
+            if not is_app_failure(failure):
+                if failure is exc:
                     raise
-        if problem is not None:
-            tx.alert("app-exception", f"{type(app).__name__}.{handler} returned {problem} (handling {what})")
+                raise failure from None
+            problem = f"returned {state_failure(state, exc)}" if returned and hit is None else app_failure(failure)
+            tx.alert("app-exception", f"{type(app).__name__}.{handler} {problem} (handling {what})")
             return
+        if state_id < 0:
+            tx.alert("app-exception", f"{type(app).__name__}.{handler} returned {bad_state(state, before)} "
+                     f"(handling {what})")
+            return
+        tx.set_id(net.slot_app, state_id)
         tx.note(lambda: f"controller: {type(app).__name__}.{handler} handles {what}")
         if tx.notes is not None:  # narrating a trace: say what the handler changed
-            from nice_attendre.models.app_diff import state_changes
-
-            tx.notes.extend(f"app state: {line}" for line in state_changes(before, state))
+            tx.notes.extend(f"app state: {line}" for line in self._changes(before, state))
         self.dispatch(tx, out.requests, context)
         self.flush(tx)
+
+    @staticmethod
+    def _changes(before: Any, after: Any) -> list[str]:
+        """What a handler changed in the app's state, in words (for a narrated trace); a
+        line saying so when the state's own code (its ``__eq__``, ``__repr__``...) fails
+        while it is described, which never ends the run."""
+        from nice_attendre.models.app_diff import state_changes
+
+        try:
+            return list(state_changes(before, after))
+        except BaseException as exc:  # noqa: BLE001 - user code: described, never a crash
+            if not is_app_failure(exc):
+                raise
+            return [f"(not described: the state's own code {app_failure(exc)})"]
 
     def dispatch(self, tx: "Tx", requests: list[Request], context: PacketIn | None) -> None:
         """Send what the app asked for, as OpenFlow messages, in the order asked."""

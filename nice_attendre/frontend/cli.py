@@ -167,6 +167,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     from nice_attendre.models.faults import KINDS as FAULT_KINDS
     from nice_attendre.models.faults import parse_budgets
     from nice_attendre.checker import Limits
+    from nice_attendre.frontend.hard_stop import hard_stop_writer
     from nice_attendre.frontend.headers import network_header
     from nice_attendre.output import check_writable, write_atomic
     from nice_attendre.frontend.report import CheckedNarrator, json_report, text_report, verdict_line
@@ -194,6 +195,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                        count_load=count_load, threaded_controller=threaded_controller,
                        command_order=command_order, faults=parse_budgets(faults) or None,
                        **({"memo": False} if no_memo else {}))
+        hard_header = {"app": app, "protocol": protocol, "topology": topology, "packets": packets}
+        watchdog.on_hard_stop = hard_stop_writer(json_path, hard_header)  # user code that will not stop
         try:
             run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
         except StopRequest as stop:  # a limit reached while importing the app or building the network
@@ -210,6 +213,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
 
             finish(result.verdict, result.signal, lambda: verdict_line(result), write_nothing, ctx)
         net = run.network
+        watchdog.on_hard_stop = hard_stop_writer(json_path, {**hard_header, "app": net.app.describe()}, net,
+                                                 [p.name for p in run.properties])
         progress = _progress()
         try:
             result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
