@@ -36,12 +36,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple, Sequence
 
-from nice_attendre.errors import UnsupportedFeature
+from nice_attendre.errors import CallTimeout, UnsupportedFeature
 from nice_attendre.models import flowtable
 from nice_attendre.watchdog import guarded_caller
 from nice_attendre.models.app import (BarrierRequestRequest, FlowModRequest, InstallPathRequest, Out,
                                       PacketOutRequest, PortStatsRequestRequest, Request, app_failure,
                                       bad_state, is_app_failure, state_failure)
+from nice_attendre.models.determinism import NondeterministicCall, Outcome, Read, difference, reads_text
 from nice_attendre.models.events import ControllerStats
 from nice_attendre.models.messages import (NO_TIMEOUTS, TABLE, BarrierReply, BarrierRequest, BufferId, FlowMod,
                                            FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatsRequest,
@@ -573,17 +574,70 @@ class OpenFlow:
         :func:`~nice_attendre.models.app.is_app_failure`). The call, and the interning of the
         state it returned (the state's dunders are user code too), are marked on the
         network's :class:`~nice_attendre.watchdog.CallGuard` so a watchdog may interrupt them.
+
+        A handler that is not a function of its input becomes the alert
+        ``app-nondeterminism`` (the app's state and the network left as they were), whether
+        or not its call also failed: a call that reads the clock, a random generator or an
+        address (see :mod:`nice_attendre.models.determinism`), or whose outcome (the state it
+        returned, what it asked for, what it raised) differs when it is called again with
+        the same input. The first call's outcome is the transition's: a second call that
+        hits the time limit is not nondeterminism.
         """
         net = self.net
-        out = Out(self.topology, self._valid_requests)
         app = net.app
-        guard = net.guard
         before = tx.get(net.slot_app)
+        name = f"{type(app).__name__}.{handler}"
+        first, state, requests, failure, reads = self._call_app(call, app, before)
+        if reads:
+            tx.alert("app-nondeterminism", f"{name} {reads_text(reads)} (handling {what})")
+            return
+        if isinstance(failure, NondeterministicCall):
+            tx.alert("app-nondeterminism", f"{name} {failure.what} (handling {what})")
+            return
+        if not app.checks_own_determinism and not isinstance(failure, CallTimeout):
+            second, _state, _requests, again, reads = self._call_app(call, app, before)
+            if reads:
+                tx.alert("app-nondeterminism", f"{name} {reads_text(reads)} when called again with the same input "
+                         f"(handling {what})")
+                return
+            if not isinstance(again, CallTimeout):  # a time limit is not nondeterminism: the first call stands
+                differ = difference(first, second)
+                if differ is not None:
+                    tx.alert("app-nondeterminism", f"{name} {differ} (handling {what})")
+                    return
+        if first.failure is not None:
+            tx.alert("app-exception", f"{name} {first.failure} (handling {what})")
+            return
+        tx.set_id(net.slot_app, first.key)
+        tx.note(lambda: f"controller: {name} handles {what}")
+        if tx.notes is not None:  # narrating a trace: say what the handler changed
+            tx.notes.extend(f"app state: {line}" for line in self._changes(before, state))
+        self.dispatch(tx, requests, context)
+        self.flush(tx)
+
+    @guarded_caller
+    def _call_app(self, call: Callable[[Any, Any, Out], Any], app: Any, before: Any
+                  ) -> tuple[Outcome, Any, list[Request], BaseException | None, tuple[Read, ...]]:
+        """One call of a handler (``call(app, before, out)``) under the network's guard and
+        watched by its :class:`~nice_attendre.models.determinism.Detector`: its outcome
+        (the failure in words, the new state's id, the state, the requests), the state, the
+        requests, what the call raised if it is the app's failure (or ``None``), and the
+        nondeterministic reads it made. What must pass through (see
+        :func:`~nice_attendre.models.app.is_app_failure`) is raised."""
+        net = self.net
+        guard = net.guard
+        detector = net.detector
+        out = Out(self.topology, self._valid_requests)
+        state = None
         returned = False
         guard.calls += 1
+        detector.begin()
         guard.active = True
         try:
-            state = call(app, before, out)
+            try:
+                state = call(app, before, out)
+            finally:
+                detector.end()
             returned = True
             state_id = -1 if state is None and before is not None else net.intern_app_state(state)
             guard.active = False
@@ -591,6 +645,7 @@ class OpenFlow:
                 raise guard.hit
         except BaseException as exc:  # noqa: BLE001 - an app bug is a finding, not a crash
             guard.active = False
+            detector.end()  # (if a limit came before the call's own finally)
             hit = guard.take()  # a limit raised inside the call wins over what the call made of it
             failure = exc if hit is None else hit
             if not is_app_failure(failure):
@@ -598,18 +653,13 @@ class OpenFlow:
                     raise
                 raise failure from None
             problem = f"returned {state_failure(state, exc)}" if returned and hit is None else app_failure(failure)
-            tx.alert("app-exception", f"{type(app).__name__}.{handler} {problem} (handling {what})")
-            return
+            reads = tuple(detector.reads)
+            return Outcome(problem, None, None, tuple(out.requests)), state, out.requests, failure, reads
+        reads = tuple(detector.reads)
         if state_id < 0:
-            tx.alert("app-exception", f"{type(app).__name__}.{handler} returned {bad_state(state, before)} "
-                     f"(handling {what})")
-            return
-        tx.set_id(net.slot_app, state_id)
-        tx.note(lambda: f"controller: {type(app).__name__}.{handler} handles {what}")
-        if tx.notes is not None:  # narrating a trace: say what the handler changed
-            tx.notes.extend(f"app state: {line}" for line in self._changes(before, state))
-        self.dispatch(tx, out.requests, context)
-        self.flush(tx)
+            return (Outcome(f"returned {bad_state(state, before)}", None, None, tuple(out.requests)), state,
+                    out.requests, None, reads)
+        return Outcome(None, state_id, state, tuple(out.requests)), state, out.requests, None, reads
 
     @staticmethod
     def _changes(before: Any, after: Any) -> list[str]:

@@ -237,11 +237,12 @@ def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: 
 
     A violation already found is never lost: if writing is interrupted (Ctrl-C, SIGTERM),
     fails (a full disk) or crashes, the ``summary`` line (``FAILED: ...``) is still printed
-    and the exit code is 1 for a violation; otherwise it is that of the interruption (130),
-    of bad output (2) or of an internal error (70).
+    and the exit code is 1 for a violation (4 for a nondeterministic app); otherwise it is
+    that of the interruption (130), of bad output (2) or of an internal error (70).
     """
-    violated = verdict == "violated"
+    violated = verdict in ("violated", "nondeterministic")
     code = for_verdict(verdict, signum)
+    found = code  # the code of a finding (1, or 4 for a nondeterministic app) survives a failed write
     debug = bool(ctx and ctx.obj and ctx.obj.get("debug"))
     try:
         write()
@@ -249,17 +250,17 @@ def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: 
         stopped_by = getattr(exc, "signum", None)
         click.echo(f"interrupted ({signal_name(stopped_by)}) while writing the report", err=True)
         click.echo(summary())
-        code = ExitCode.VIOLATION if violated else for_signal(stopped_by)
+        code = found if violated else for_signal(stopped_by)
     except BrokenPipeError:  # the reader went away (`| head`): the verdict's code stays
         silence_stdout()
-        code = ExitCode.VIOLATION if violated else ExitCode.BROKEN_PIPE
+        code = found if violated else ExitCode.BROKEN_PIPE
     except NiceAttendreError as exc:
         click.echo(f"Error: {error_line(str(exc))}", err=True)
-        code = ExitCode.VIOLATION if violated else ExitCode.INPUT
+        code = found if violated else ExitCode.INPUT
     except Exception as exc:  # noqa: BLE001 - a bug of ours while reporting
         if debug:
             traceback.print_exc()
         click.echo(internal_error_line(exc), err=True)
         click.echo(summary())
-        code = ExitCode.VIOLATION if violated else ExitCode.INTERNAL
+        code = found if violated else ExitCode.INTERNAL
     sys.exit(int(code))
