@@ -66,6 +66,9 @@ _hash = builtins.hash
 _id = builtins.id
 _get_ident = threading.get_ident
 
+#: Types whose hash mixes in an address (besides those using ``object.__hash__``).
+_ADDRESS_HASHED = (types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType)
+
 #: Frame kinds (see :meth:`Detector.kind`).
 APP, LIBRARY, PLATFORM, SINK = range(4)
 
@@ -169,11 +172,12 @@ def hash_varies(value: Any, budget: int = 10_000) -> str | None:
         kind = type(item)
         if kind is str or kind is bytes:
             return f"hash() of a {kind.__name__} (it varies with PYTHONHASHSEED)"
-        if kind is tuple or kind is frozenset:
-            stack.extend(item)
-        elif kind is types.MethodType:
+        if isinstance(item, (tuple, frozenset)) and kind.__hash__ in (tuple.__hash__, frozenset.__hash__):
+            stack.extend(item)  # named tuples too
+            continue
+        if kind is types.MethodType:
             stack.extend((item.__self__, item.__func__))
-        elif kind.__hash__ is object.__hash__ or kind is types.BuiltinFunctionType:
+        elif kind.__hash__ is object.__hash__ or kind in _ADDRESS_HASHED:
             return f"hash() of {_a(kind)} (hashed by its address, which differs from run to run)"
     return None
 
@@ -244,6 +248,18 @@ class Detector:
         self._previous: Any = None
         self._profiling = False
         self._hook = self._make_hook()
+
+    @staticmethod
+    def _watched_code() -> dict[Any, Any]:
+        """Python functions whose call is a read or a seeding: code object -> ``None`` for
+        ``Random.seed``/``setstate``, else (what it reads, its name). ``uuid.uuid1`` reads the
+        clock in C where the platform has it, so its call is the read; watched when the app
+        has imported ``uuid`` (it is then in ``sys.modules``)."""
+        codes: dict[Any, Any] = {_SEED: None, _SETSTATE: None}
+        uuid = sys.modules.get("uuid")
+        if uuid is not None and hasattr(uuid, "uuid1"):
+            codes[uuid.uuid1.__code__] = ("the clock", "uuid.uuid1")
+        return codes
 
     @classmethod
     def for_app(cls, app: Any) -> "Detector":
@@ -412,6 +428,7 @@ class Detector:
         found = self.found
         seeding = self._seeding
         generator_read = self._generator
+        codes = self._watched_code()
         base = random.Random.__mro__[1]  # _random.Random, the C generator
 
         def hook(frame: Any, event: str, arg: Any) -> None:
@@ -436,8 +453,12 @@ class Detector:
                 found(frame, *known)
             elif event == "call":
                 code = frame.f_code
-                if code is _SEED or code is _SETSTATE:
-                    seeding(frame, code)
+                if code in codes:
+                    known = codes[code]
+                    if known is None:
+                        seeding(frame, code)
+                    else:
+                        found(frame.f_back, *known)
 
         return hook
 
