@@ -134,3 +134,23 @@ def test_ten_processes_of_ten_exit_4(name: str, bug: list[str]) -> None:
         check_report(proc.stdout, name, READS[name])
         reports.add("\n".join(line for line in proc.stdout.splitlines() if "transitions/s" not in line))
     assert len(reports) == 1
+
+
+def test_a_step_whose_replay_agrees_is_told_as_the_search_found_it() -> None:
+    """The report replays the trace to narrate it; a handler whose two calls disagreed in the
+    search may agree then. Before, the report was refused (one line: 'replaying a reported
+    trace gave another state'); now the step is told as found, with what the replay saw."""
+    from nice_attendre.importing import import_target
+    from tests_data_apps import APPS
+
+    module = import_target(str(APPS / ROUTERS), "app", Exception)  # the module the CLI imports
+    module.CALLS.clear()
+    result = cli("verify", path(ROUTERS, "FirstCallsRouter"), "-n", "1")
+    assert result.exit_code == 4, result.output
+    lines = result.stdout.splitlines()
+    step = next(i for i, line in enumerate(lines) if line.startswith("  3. ALERT app-nondeterminism: "))
+    assert lines[step].startswith("  3. ALERT app-nondeterminism: FirstCallsRouter.on_packet_in asked for two "
+                                  "things for the same input: request 1 was ")
+    assert lines[step + 1] == ("     (replayed for this report, the handler's two calls happened to agree: what it "
+                               "does depends on the run)")
+    assert result.stderr == ""

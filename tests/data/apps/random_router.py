@@ -199,3 +199,13 @@ class LookupRouter(ChoosingRouter):
         token = next(iter(self.tokens))
         assert token in self.tokens and self.Token() not in self.tokens
         return hash((ev.dpid, ev.in_port)) % count
+
+
+class FirstCallsRouter(ChoosingRouter):
+    """Takes the second path on its second call only (a global count): the search's two
+    calls of the first packet-in disagree, every later pair agrees (the report's replay
+    included)."""
+
+    def choose(self, count: int, ev: PacketIn) -> int:
+        CALLS.append(ev.dpid)
+        return 1 if len(CALLS) == 2 else 0
