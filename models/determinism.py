@@ -58,8 +58,9 @@ import sysconfig
 import threading
 import time
 import types
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 #: The builtins the detector checks while a call runs (the originals, kept here).
 _hash = builtins.hash
@@ -340,6 +341,21 @@ class Detector:
         self._previous = None
         self._seeded.clear()
         self._hashing = None
+
+    @contextmanager
+    def unwatched(self) -> Iterator[None]:
+        """Stop watching for the enclosed code (a platform's second call, made to compare:
+        the first was watched), then watch again; ``reads`` is kept."""
+        if not self._watching:
+            yield
+            return
+        reads = list(self.reads)
+        self.end()
+        try:
+            yield
+        finally:
+            self.begin()
+            self.reads.extend(reads)
 
     def replay(self, reads: Iterable[Read]) -> None:
         """Add reads a remembered call made (a platform replaying a call's outcome)."""
