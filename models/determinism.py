@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import builtins
 import datetime
+import gc
 import os
 import random
 import re
@@ -248,6 +249,7 @@ class Detector:
         self._watching = False
         self._previous: Any = None
         self._profiling = False
+        self._collecting = False
         self._hook = self._make_hook()
 
     @staticmethod
@@ -324,6 +326,11 @@ class Detector:
             sys.setprofile(self._hook if previous is None else self._chained(previous))
         builtins.hash = _checked_hash
         builtins.id = _checked_id
+        # No collection during the call: a finalizer it would run (of any object, of any
+        # earlier code) reading the clock would look like the app's read, its frames
+        # stacked on the app's.
+        self._collecting = gc.isenabled()
+        gc.disable()
         _ACTIVE = self
         self._watching = True
 
@@ -336,6 +343,8 @@ class Detector:
         _ACTIVE = None
         builtins.hash = _hash
         builtins.id = _id
+        if self._collecting:
+            gc.enable()
         if self._profiling:
             sys.setprofile(self._previous)
         self._previous = None
@@ -451,7 +460,7 @@ class Detector:
             if event == "c_call":
                 known = watched.get(arg)
                 if known is None:
-                    name = arg.__name__
+                    name = getattr(arg, "__name__", "")
                     if name in _GENERATOR_READS:
                         generator = getattr(arg, "__self__", None)
                         if not isinstance(generator, base):

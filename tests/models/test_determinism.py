@@ -295,3 +295,29 @@ def test_with_keep_going_no_state_after_a_nondeterministic_call_is_explored() ->
     counts = {verify(path(ROUTERS, "RandomRouter"), topology="paths:2,3", packets=2, keep_going=True).stats.transitions
               for _ in range(5)}
     assert len(counts) == 1
+
+
+def test_a_collection_during_the_call_is_not_the_apps_read() -> None:
+    """A collection the app's call triggers (by allocating) runs ``gc.callbacks`` and
+    finalizers on top of the app's frame; hypothesis's callback reads the clock to time it,
+    which was blamed on the app (route-flow and a user's router were found
+    nondeterministic in the test suite this way). No collection runs during a call now."""
+    import gc
+
+    scope: dict[str, Any] = {}
+    exec(compile("import time\ndef timed(phase, info):\n    time.perf_counter()\n", random.__file__, "exec"),
+         scope)  # a callback of the standard library's, as hypothesis installs one of its own
+
+    def allocate() -> None:
+        kept = [[] for _ in range(100)]  # allocations that trigger collections
+        del kept
+
+    threshold = gc.get_threshold()
+    gc.set_threshold(10)
+    gc.callbacks.append(scope["timed"])
+    try:
+        assert reads(allocate) == []
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.remove(scope["timed"])
+        gc.set_threshold(*threshold)
