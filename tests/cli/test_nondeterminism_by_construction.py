@@ -154,3 +154,14 @@ def test_a_step_whose_replay_agrees_is_told_as_the_search_found_it() -> None:
     assert lines[step + 1] == ("     (replayed for this report, the handler's two calls happened to agree: what it "
                                "does depends on the run)")
     assert result.stderr == ""
+
+
+def test_the_readme_shows_what_verify_prints() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text().splitlines()
+    command = "$ nice-attendre verify tests/data/apps/random_router.py:RandomRouter --packets 1"
+    start = readme.index(command) + 1
+    shown = [line for line in readme[start:readme.index("```", start)] if line != "..."]
+    result = cli("verify", path(ROUTERS, "RandomRouter"), "--packets", "1")
+    assert result.exit_code == 4
+    printed = result.stdout.splitlines()
+    assert printed[-len(shown):] == shown
