@@ -224,6 +224,18 @@ def _package_dirs() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], 
     return apps, dirs(platform), dirs(library), dirs(package("logging"))
 
 
+class CheckedInputs(set):  # type: ignore[type-arg]
+    """A set of the inputs of calls found deterministic, bounded: past :attr:`LIMIT` it is
+    emptied (those inputs are then checked again when they recur)."""
+
+    LIMIT = 1_000_000
+
+    def add(self, key: Any) -> None:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        super().add(key)
+
+
 class Detector:
     """Watches one call into the app at a time for reads of nondeterministic sources (see
     the module docstring).
@@ -239,6 +251,9 @@ class Detector:
 
     def __init__(self, app_files: Iterable[str] = ()) -> None:
         self.reads: list[Read] = []
+        #: Inputs of calls checked already (the platform's keys: see
+        #: :meth:`~nice_attendre.models.protocols.openflow.OpenFlow.run_app`).
+        self.checked: CheckedInputs = CheckedInputs()
         #: The thread the watched call runs in.
         self.owner = 0
         self._files = frozenset(os.path.realpath(path) for path in app_files if path)
@@ -575,4 +590,4 @@ def difference(first: Outcome, second: Outcome) -> str | None:
     return None
 
 
-__all__ = ["Detector", "NondeterministicCall", "Outcome", "Read", "active", "difference", "hash_varies", "reads_text"]
+__all__ = ["CheckedInputs", "Detector", "NondeterministicCall", "Outcome", "Read", "active", "difference", "hash_varies", "reads_text"]

@@ -170,7 +170,7 @@ class OpenFlow:
     def switch_join(self, tx: "Tx", dpid: int) -> None:
         """Switch ``dpid`` connects (at the start, or again after a restart): the app hears of it."""
         self.run_app(tx, "on_switch_join", lambda app, state, out: app.on_switch_join(state, dpid, out),
-                     f"switch s{dpid} joined", None)
+                     f"switch s{dpid} joined", None, message=dpid)
 
     def held_packets(self, ext: Any) -> tuple[Packet, ...]:
         """Packets the variant's switch state holds (none for OpenFlow)."""
@@ -527,15 +527,15 @@ class OpenFlow:
         kind = type(msg)
         if kind is PacketIn:
             self.run_app(tx, "on_packet_in", lambda app, state, out: app.on_packet_in(state, msg, out),
-                         str(msg), msg)
+                         str(msg), msg, message=msg)
         elif kind is BarrierReply:
             self.barrier_reply(tx, msg)
         elif kind is FlowRemoved:
             self.run_app(tx, "on_flow_removed", lambda app, state, out: app.on_flow_removed(state, msg, out),
-                         str(msg), None)
+                         str(msg), None, message=msg)
         elif kind is PortStatus:
             self.run_app(tx, "on_port_status", lambda app, state, out: app.on_port_status(state, msg, out),
-                         str(msg), None)
+                         str(msg), None, message=msg)
         elif kind is PortStatsReply:
             platform: PlatformState = tx.get(self.net.slot_platform)
             tx.note(lambda: f"controller receives port statistics of s{dpid}")
@@ -550,7 +550,7 @@ class OpenFlow:
             return
         reply = BarrierReply(msg.dpid, xid)
         self.run_app(tx, "on_barrier_reply", lambda app, state, out: app.on_barrier_reply(state, reply, out),
-                     str(msg), None)
+                     str(msg), None, message=reply)
 
     def extra_events(self, state: tuple[int, ...]) -> tuple[Any, ...]:
         """The variant's own events that are not :meth:`switch_events`, read from the whole
@@ -572,11 +572,11 @@ class OpenFlow:
         tx.put(self.net.slot_platform, platform._replace(stats=tuple(stats)))
         reply = PortStatsReply(dpid, load)
         self.run_app(tx, "on_port_stats", lambda app, state, out: app.on_port_stats(state, reply, out),
-                     str(reply), None)
+                     str(reply), None, message=reply)
 
     @guarded_caller
     def run_app(self, tx: "Tx", handler: str, call: Callable[[Any, Any, Out], Any], what: str,
-                context: PacketIn | None) -> None:
+                context: PacketIn | None, message: Any = None) -> None:
         """Run one app handler; store its new state; send what it asked for.
 
         A handler that raises (anything: ``sys.exit``, GeneratorExit, a ``BaseException`` of
@@ -597,25 +597,27 @@ class OpenFlow:
         returned, what it asked for, what it raised) differs when it is called again with
         the same input. The first call's outcome is the transition's: a second call that
         hits the time limit is not nondeterminism.
+
+        ``message`` is what the handler is called with besides the app's state (a hashable
+        value; ``None``: not known). A call whose handler, message and state were checked
+        once already is made once, unwatched: each distinct input is checked once, as the
+        memo calls a handler once per distinct input (so the checks find the same with the
+        memo off, at about the memo's speed).
         """
         net = self.net
         app = net.app
         before = tx.get(net.slot_app)
         name = f"{type(app).__name__}.{handler}"
-        first, state, requests, failure, reads = self._call_app(call, app, before)
-        if reads:
-            tx.alert("app-nondeterminism", f"{name} {reads_text(reads)} (handling {what})")
-            return
-        if isinstance(failure, NondeterministicCall):
-            tx.alert("app-nondeterminism", f"{name} {failure.what} (handling {what})")
-            return
-        if not app.checks_own_determinism and not isinstance(failure, CallTimeout):
-            second, _state, _requests, again, _reads = self._call_app(call, app, before, watch=False)
-            if not isinstance(again, CallTimeout):  # a time limit is not nondeterminism: the first call stands
-                differ = difference(first, second)
-                if differ is not None:
-                    tx.alert("app-nondeterminism", f"{name} {differ} (handling {what})")
-                    return
+        checked = net.detector.checked
+        key = None if message is None else (handler, message, tx.s[net.slot_app])
+        if key is not None and key in checked:
+            first, state, requests, failure, reads = self._call_app(call, app, before, watch=False)
+        else:
+            first, state, requests, failure, reads = self._checked_call(tx, call, app, before, name, what)
+            if first is None:
+                return  # found nondeterministic: the alert is raised
+            if key is not None:
+                checked.add(key)
         if first.failure is not None:
             tx.alert("app-exception", f"{name} {first.failure} (handling {what})")
             return
@@ -625,6 +627,27 @@ class OpenFlow:
             tx.notes.extend(f"app state: {line}" for line in self._changes(before, state))
         self.dispatch(tx, requests, context)
         self.flush(tx)
+
+    def _checked_call(self, tx: "Tx", call: Callable[[Any, Any, Out], Any], app: Any, before: Any, name: str,
+                      what: str) -> tuple[Any, Any, list[Request], BaseException | None, tuple[Read, ...]]:
+        """The handler called watched, then again unwatched to compare (see
+        :meth:`run_app`): the first call's :meth:`_call_app` result, or ``None`` for its
+        outcome once the alert ``app-nondeterminism`` is raised in ``tx``."""
+        first, state, requests, failure, reads = self._call_app(call, app, before)
+        if reads:
+            tx.alert("app-nondeterminism", f"{name} {reads_text(reads)} (handling {what})")
+            return None, state, requests, failure, reads
+        if isinstance(failure, NondeterministicCall):
+            tx.alert("app-nondeterminism", f"{name} {failure.what} (handling {what})")
+            return None, state, requests, failure, reads
+        if not app.checks_own_determinism and not isinstance(failure, CallTimeout):
+            second, _state, _requests, again, _reads = self._call_app(call, app, before, watch=False)
+            if not isinstance(again, CallTimeout):  # a time limit is not nondeterminism: the first call stands
+                differ = difference(first, second)
+                if differ is not None:
+                    tx.alert("app-nondeterminism", f"{name} {differ} (handling {what})")
+                    return None, state, requests, failure, reads
+        return first, state, requests, failure, reads
 
     @guarded_caller
     def _call_app(self, call: Callable[[Any, Any, Out], Any], app: Any, before: Any, watch: bool = True
