@@ -159,7 +159,7 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
         return watchdog.reason or "interrupted"
 
     if watchdog is not None:
-        watchdog.bind(stop_at, on_stop=cluster.stop, memory=lambda: process_memory() + cluster.memory())
+        watchdog.bind(stop_at, on_stop=cluster.stop, memory=MemoryGauge(cluster))
     try:
         for round_index in range(len(system.initial_states())):
             frontier = take_in(cluster.seed(round_index))
@@ -515,6 +515,36 @@ class ProcessCluster:
             total = sum(process_memory(process.pid) for process in self._procs if process.pid is not None)
             self._memory = (now, total)
         return total
+
+
+class MemoryGauge:
+    """This process's memory and the workers' (:meth:`Cluster.memory`): what a watchdog's
+    memory bound applies to in a partitioned search.
+
+    The watchdog reads it from its timer's signal handler, and Python runs a signal handler
+    that arrives while another runs inside it: reading /proc walks page tables, and on a
+    loaded machine a reading could take longer than the timer's period, so every handler
+    was interrupted by the next and they nested until a ``RecursionError`` (``--workers 2
+    --max-memory`` on a busy machine). A call made while a reading is in progress (a nested
+    handler's) returns the last reading at once, so the nesting stops there.
+    """
+
+    __slots__ = ("cluster", "reading", "last")
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.reading = False
+        self.last = 0
+
+    def __call__(self) -> int:
+        if self.reading:
+            return self.last
+        self.reading = True
+        try:
+            self.last = process_memory() + self.cluster.memory()
+        finally:
+            self.reading = False
+        return self.last
 
 
 def process_memory(pid: int | None = None) -> int:
