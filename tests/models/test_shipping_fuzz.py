@@ -234,6 +234,17 @@ def test_a_value_pickle_cannot_name_is_one_clear_error() -> None:
         SENDER.state_codec().encode([state], 2)
 
 
+def test_a_state_nested_too_deeply_is_one_clear_error() -> None:
+    """Fingerprints and pickling recurse into a value: one nested beyond Python's recursion
+    limit is refused in one line (it was a RecursionError: exit 70)."""
+    deep: Any = ()
+    for level in range(sys.getrecursionlimit() * 2):
+        deep = (level, deep)
+    state = with_app_state(SENDER, deep)
+    with pytest.raises(FingerprintError, match="nested too deeply"):
+        SENDER.fingerprint(state)
+
+
 # ---- what a receiver reads is checked ------------------------------------------------------
 
 
