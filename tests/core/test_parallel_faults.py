@@ -90,3 +90,74 @@ def test_slow_memory_readings_under_a_fast_timer_do_not_nest_handlers(monkeypatc
             sys.setrecursionlimit(saved_limit)
     assert signal.getsignal(signal.SIGALRM) == saved_alarm
     assert result.complete and result.stats.transitions == 299
+
+
+# ---- a worker lost in the middle of a search ---------------------------------------------------
+
+
+class Wide:
+    """0 -> 1..width (level 1; state 1 violates ``not-one``) -> width+1, each step from level
+    1 writing this process's id into ``marker`` and then taking ``sleep`` seconds: a long
+    level 2, whose workers say who they are."""
+
+    def __init__(self, width: int, sleep: float, marker: str) -> None:
+        self.width, self.sleep, self.marker = width, sleep, marker
+
+    def initial_states(self) -> tuple[int, ...]:
+        return (0,)
+
+    def enabled(self, state: int) -> tuple[int, ...]:
+        if state == 0:
+            return tuple(range(1, self.width + 1))
+        return (self.width + 1,) if state <= self.width else ()
+
+    def apply(self, state: int, event: int) -> int:
+        if state:
+            import os
+            from pathlib import Path
+
+            Path(self.marker, str(os.getpid())).touch()
+            time.sleep(self.sleep)
+        return event
+
+
+def test_a_violation_found_before_a_worker_is_lost_is_reported(tmp_path: Any) -> None:
+    """keep_going: a violation found in level 1 is kept when a worker is killed in level 2
+    (without its trace: the lost worker's parents went with it); the counts are level 0's
+    and level 1's; no worker is left."""
+    import multiprocessing
+    import os
+    import signal
+    import threading
+
+    from nice_attendre import Property
+    from nice_attendre.parallel import ProcessCluster
+
+    wide = Wide(40, sleep=600.0, marker=str(tmp_path))  # a step of level 2 never ends by itself
+    not_one = Property.always("not-one", lambda state: state != 1, explain=lambda state: f"state {state}")
+    killed: list[int] = []
+
+    def kill_a_busy_worker() -> None:
+        deadline = time.monotonic() + 120
+        while not list(tmp_path.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        busy = sorted(tmp_path.iterdir())
+        if busy:
+            killed.append(int(busy[0].name))
+            os.kill(killed[0], signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_a_busy_worker)
+    killer.start()
+    try:
+        cluster = ProcessCluster(lambda: (wide, (not_one,), ()), 2)
+        result = search(cluster, wide, (not_one,), keep_going=True)
+    finally:
+        killer.join()
+    assert killed, "no worker reached level 2"
+    assert (result.verdict, result.stop_reason, result.complete) == ("violated", "worker-lost", False)
+    assert result.stop_detail is not None and f"(process {killed[0]}) was killed by SIGKILL" in result.stop_detail
+    assert result.stats.transitions == 40 and result.stats.unique_states == 41  # levels 0 and 1
+    (discovery,) = result.discoveries
+    assert (discovery.property, discovery.trace) == ("not-one", None)
+    assert discovery.reason == "state 1 (a worker was lost before its trace was rebuilt)"
+    assert not [p for p in multiprocessing.active_children() if p.name.startswith("nice-attendre-shard")]
