@@ -310,8 +310,8 @@ class NetworkCodec:
             interner = self.kinds[kind]
             if kind == self.queue_kind:
                 try:
-                    if value and isinstance(value[0], tuple):  # batches, kept sorted by local ids
-                        value = tuple(sorted(tuple(items[h] for h in batch) for batch in value))
+                    if value and isinstance(value[0], tuple):  # batches (in the sender's order: by
+                        value = tuple(tuple(items[h] for h in batch) for batch in value)  # hashes)
                     else:
                         value = tuple(items[h] for h in value)
                 except (KeyError, TypeError):

@@ -196,3 +196,33 @@ def test_workers_die_with_the_command_when_it_is_killed(tmp_path: Path, before: 
         wait_for("end of the workers", lambda: not [pid for pid in workers if running(pid)])
     finally:
         stop_all(process)  # (a worker left running fails the test, and is killed)
+
+
+@pytest.mark.parametrize("semantics", [["--command-order", "any"], ["--threaded-controller"]],
+                         ids=["any-order", "threaded"])
+def test_workers_keep_going_under_unordered_channels_report_what_the_sequential_search_does(
+        tmp_path: Path, semantics: list[str]) -> None:
+    """--workers N --keep-going with --command-order any or --threaded-controller exited 2
+    ('the model is not deterministic'), without report or JSON, where the sequential search
+    reports the violations (and three workers counted states twice)."""
+    from click.testing import CliRunner
+
+    from nice_attendre.frontend.cli import main
+
+    def run(*workers: str) -> tuple[int, dict]:
+        out = tmp_path / f"r{len(workers)}{workers[-1] if workers else ''}.json"
+        result = CliRunner().invoke(main, ["verify", "mac-learning", "--topology", "linear:2", "--packets", "1",
+                                           "--keep-going", *semantics, *workers, "--json", str(out)])
+        assert result.exit_code == 1, result.output
+        return result.exit_code, json.loads(out.read_text())
+
+    def outcome(data: dict) -> tuple:
+        return (data["transitions"], data["unique_states"], data["revisits"], data["verdict"],
+                [(group["property"], group["count"]) for group in data["violations_by_property"]],
+                sorted((v["property"], v["reason"]) for v in data["violations"]))
+
+    _code, sequential = run()
+    for workers in ("2", "3"):
+        _code, parallel = run("--workers", workers)
+        assert outcome(parallel) == outcome(sequential)
+        assert all(v["trace"] for v in parallel["violations"])
