@@ -36,7 +36,13 @@ What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
   command line's), its limits and signals stop the search as they stop the DFS: its deadline
   and Ctrl-C, and its memory bound applied to this process and the workers' together; the
   shards end the level they are expanding early (in worker processes; Ray actors finish their
-  step), and the report gives the counts up to there.
+  step), and the report gives the counts up to there;
+* a worker lost mid-search (its process killed or exited, or stopped and not answering; a
+  Ray actor that died: the cluster raises :class:`WorkerLost`) ends the search with
+  ``stop_reason`` ``worker-lost``, ``stop_detail`` saying which worker and what happened,
+  and the counts of the levels completed; violations found before are kept, without traces
+  (the lost worker's parent log is gone). Worker processes die with the coordinator, even
+  when it is killed (:func:`die_with_parent`).
 """
 from __future__ import annotations
 

@@ -11,6 +11,10 @@ from actor to actor through Ray's object store; this process only passes their r
 Without ``address`` a local Ray instance is started with as many CPUs as shards (at least
 this machine's cores) and shut down at the end; with ``address`` (``auto``, or the head
 node's ``HOST:6379``) the search joins that cluster and spreads the actors over its nodes.
+
+An actor that dies during the search, or one on this machine that is stopped (SIGSTOP), is
+:class:`~nice_attendre.parallel.WorkerLost`: the search ends incomplete (``worker-lost``)
+with what it explored, as with worker processes; every actor is killed then.
 """
 from __future__ import annotations
 
