@@ -432,7 +432,9 @@ def die_with_parent(parent: int, watch: tuple[int, int]) -> None:
     """In a worker process, first thing: make sure it ends when the coordinator (process
     ``parent``) dies, even in the middle of a long level or a call into the app.
 
-    On Linux by the parent-death signal (SIGKILL); elsewhere by a thread that watches the
+    On Linux by the parent-death signal (SIGKILL; Linux sends it when the *thread* that
+    forked the worker ends, so a :class:`ProcessCluster` must be used and closed by the
+    thread that made it, as :func:`search` does); elsewhere by a thread that watches the
     pipe ``watch`` (read end, write end), whose write end only the coordinator keeps open.
     If the coordinator died before that was set up, this process ends now."""
     reader, writer = watch
