@@ -559,6 +559,7 @@ class ProcessCluster:
         self._stop = context.RawValue("b", 0)
         self._memory = (0.0, 0)  # (when, bytes): the workers' memory, read at most once a second
         self._lost = False
+        self._waiting_ready = False
         # the pipe the workers watch where the parent-death signal is missing: this process
         # keeps its write end open for as long as it lives
         self._watch: tuple[int, int] | None = os.pipe()
@@ -575,11 +576,15 @@ class ProcessCluster:
                 self._conns.append(mine)
                 self._procs.append(process)
             self._close_watch_read()  # the workers have it
-            for index in range(shards):
-                self._receive(index)
+        except OSError as exc:  # no fork: out of processes or memory
+            self.close()
+            raise WorkerError(f"cannot start {shards} worker processes: {exc}") from None
         except BaseException:
             self.close()
             raise
+        # Each worker says it is ready (or why it is not) in answer to the first request: a
+        # worker lost while starting is lost during the search, and ends it as any loss does.
+        self._waiting_ready = True
 
     def _lose(self, index: int, what: str) -> WorkerLost:
         """Worker ``index`` is lost: kill every worker now (what they do is of no use any
@@ -609,6 +614,10 @@ class ProcessCluster:
         return value
 
     def _all(self, method: str, args: Sequence[tuple[Any, ...]]) -> list[Any]:
+        if self._waiting_ready:
+            self._waiting_ready = False
+            for index in range(self.shards):
+                self._receive(index)
         for index, (conn, arguments) in enumerate(zip(self._conns, args)):
             try:
                 conn.send((method, arguments))

@@ -161,3 +161,37 @@ def test_a_violation_found_before_a_worker_is_lost_is_reported(tmp_path: Any) ->
     assert (discovery.property, discovery.trace) == ("not-one", None)
     assert discovery.reason == "state 1 (a worker was lost before its trace was rebuilt)"
     assert not [p for p in multiprocessing.active_children() if p.name.startswith("nice-attendre-shard")]
+
+
+class DiesAtStart(Chain):
+    """A :class:`Chain` that ends any process but ``coordinator`` that builds a shard of it."""
+
+    def __init__(self, length: int, coordinator: int) -> None:
+        super().__init__(length)
+        self.coordinator = coordinator
+
+    @property
+    def state_codec(self) -> None:  # read by every shard as it starts
+        import os
+
+        if os.getpid() != self.coordinator:
+            os._exit(5)
+        return None
+
+
+def test_a_worker_lost_while_starting_ends_the_search_incomplete() -> None:
+    """(A worker that died while starting was an error raised while the cluster was built:
+    exit 2 on the command line.)"""
+    import multiprocessing
+    import os
+
+    from nice_attendre.parallel import ProcessCluster
+
+    chain = DiesAtStart(10, os.getpid())
+    cluster = ProcessCluster(lambda: (chain, (), ()), 2)
+    result = search(cluster, chain, ())
+    assert (result.complete, result.stop_reason) == (False, "worker-lost")
+    assert result.stop_detail is not None and result.stop_detail.startswith("worker 0 (process ")
+    assert result.stop_detail.endswith(") exited with code 5")
+    assert result.stats.transitions == 0
+    assert not [p for p in multiprocessing.active_children() if p.name.startswith("nice-attendre-shard")]
