@@ -195,3 +195,19 @@ def test_a_worker_lost_while_starting_ends_the_search_incomplete() -> None:
     assert result.stop_detail.endswith(") exited with code 5")
     assert result.stats.transitions == 0
     assert not [p for p in multiprocessing.active_children() if p.name.startswith("nice-attendre-shard")]
+
+
+def test_a_fork_that_fails_is_a_worker_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(An OSError from fork, out of processes or memory, was a crash: exit 70.)"""
+    import errno
+    import multiprocessing
+
+    from nice_attendre.parallel import ProcessCluster, WorkerError
+
+    def no_fork(self: Any) -> None:
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(type(multiprocessing.get_context("fork").Process()), "start", no_fork)
+    chain = Chain(3)
+    with pytest.raises(WorkerError, match=r"cannot start 2 worker processes: \[Errno 11\]"):
+        ProcessCluster(lambda: (chain, (), ()), 2)
