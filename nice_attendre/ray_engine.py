@@ -165,7 +165,7 @@ class RayCluster:
         """The :class:`WorkerLost` for ``exc``: which actor died (by the error's actor id, else
         the first whose process on this machine is gone)."""
         dead = getattr(exc, "actor_id", None)
-        ids = [actor._actor_id.hex() for actor in self._actors]
+        ids = [getattr(getattr(actor, "_actor_id", None), "hex", lambda: None)() for actor in self._actors]
         index = ids.index(dead) if dead in ids else next(
             (i for i, (node, pid) in enumerate(self._where) if node == self._node and process_state(pid) in
              (None, "Z", "X")), None)
