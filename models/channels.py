@@ -21,6 +21,13 @@ channel is a FIFO tuple of item ids (``fifo``, single-threaded), or a sorted tup
 batches, each a tuple of item ids. Under ``any`` each barrier-delimited segment of a batch
 is kept sorted: its order carries no meaning, so states that differ only there are equal.
 A threaded controller's inbound channel (``ctrlq:D``) is likewise a sorted tuple.
+
+These orders are by the items' stable hashes (:class:`~nice_attendre.models.intern.Interner`),
+not their ids: ids depend on the order a process met the items, and a partitioned search's
+processes must agree on every state's representation, its fingerprint (a batch is hashed in
+its order) and the order of its events. (Ordered by ids, a state shipped to another process
+was stored there under another fingerprint: ``--command-order any`` with three workers
+counted states twice, and ``--keep-going`` traces could not be rebuilt.)
 """
 from __future__ import annotations
 
@@ -70,6 +77,8 @@ class Channels:
         self._command_events: dict[tuple[int, int], tuple[SwitchProcessCommand, ...]] = {}
         self._handle_events: dict[tuple[int, int], tuple[ControllerHandle, ...]] = {}
         self._fence: dict[int, bool] = {}
+        #: the items' stable hashes, by id (filled as items appear): the canonical order
+        self._ranks = net._items.hashes
         # The plain case (FIFO, one controller thread) takes the fast paths.
         if not self.batched:
             self.take = self._take_head  # type: ignore[method-assign]
@@ -85,6 +94,17 @@ class Channels:
             found = self._fence[item] = type(self.net._items.values[item]) is BarrierRequest
         return found
 
+    def _rank(self, item: int) -> int:
+        """Item ``item``'s place in a sorted channel: its stable hash, the same in every process."""
+        ranks = self._ranks
+        if item >= len(ranks):
+            self.net._items.fill_hashes()
+        return ranks[item]
+
+    def _batch_rank(self, batch: tuple[int, ...]) -> tuple[int, ...]:
+        """A batch's place among the batches of a channel: its items' ranks, in its order."""
+        return tuple(map(self._rank, batch))
+
     def _canonical(self, batch: tuple[int, ...]) -> tuple[int, ...]:
         """``batch`` with each barrier-delimited segment sorted (``any`` order only)."""
         if not self.any_order:
@@ -93,12 +113,12 @@ class Channels:
         segment: list[int] = []
         for item in batch:
             if self._is_fence(item):
-                result.extend(sorted(segment))
+                result.extend(sorted(segment, key=self._rank))
                 result.append(item)
                 segment = []
             else:
                 segment.append(item)
-        result.extend(sorted(segment))
+        result.extend(sorted(segment, key=self._rank))
         return tuple(result)
 
     def send(self, tx: "Tx", dpid: int, messages: Sequence[Any]) -> None:
@@ -121,7 +141,7 @@ class Channels:
             batches = (self._canonical(current[0] + ids),)
         else:
             batches = (self._canonical(ids),)
-        tx.set_id(slot, queues.intern(tuple(sorted(batches))))
+        tx.set_id(slot, queues.intern(tuple(sorted(batches, key=self._batch_rank))))
 
     def command_events(self, dpid: int, value: int) -> tuple[SwitchProcessCommand, ...]:
         """The commands switch ``dpid`` may execute next when its channel is ``value``: one
@@ -167,7 +187,7 @@ class Channels:
         item = chosen[pick]  # type: ignore[index]
         remaining = chosen[:pick] + chosen[pick + 1:]  # type: ignore[index]
         if remaining:
-            rest = tuple(sorted(rest + (remaining,)))
+            rest = tuple(sorted(rest + (remaining,), key=self._batch_rank))
         tx.set_id(slot, queues.intern(rest))
         return net._items.values[item]
 
@@ -199,7 +219,8 @@ class Channels:
             tx.push(slot, message)
             return
         queues = net._queues
-        tx.set_id(slot, queues.intern(tuple(sorted(queues.values[tx.s[slot]] + (net._items.intern(message),)))))
+        tx.set_id(slot, queues.intern(tuple(sorted(queues.values[tx.s[slot]] + (net._items.intern(message),),
+                                                   key=self._rank))))
 
     def from_switch(self, tx: "Tx", dpid: int, pick: int) -> Any:
         """Remove and return message ``pick`` (0 = the head) from switch ``dpid``."""
@@ -224,9 +245,10 @@ class Channels:
         intern = self.net._items.intern
         if not self.batched:
             return tuple(intern(item) for item in value)
-        return tuple(sorted(self._canonical(tuple(intern(item) for item in batch)) for batch in value))
+        return tuple(sorted((self._canonical(tuple(intern(item) for item in batch)) for batch in value),
+                            key=self._batch_rank))
 
     def encode_messages(self, value: Sequence[Any]) -> tuple[int, ...]:
         """A controller inbound channel from its messages (sorted when threaded)."""
         ids = tuple(self.net._items.intern(item) for item in value)
-        return tuple(sorted(ids)) if self.threaded else ids
+        return tuple(sorted(ids, key=self._rank)) if self.threaded else ids

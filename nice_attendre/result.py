@@ -87,7 +87,8 @@ class Result:
     ``complete`` is False when a limit, Ctrl-C or the first violation cut the search short;
     ``stop_reason`` then names what stopped it (``violation``, ``max-transitions``,
     ``max-states``, ``max-depth``, ``max-seconds``, ``max-memory``, ``out-of-memory``,
-    ``interrupted``); ``signal`` is the number of the signal that interrupted it.
+    ``interrupted``, and for a partitioned search ``worker-lost``: a worker process or actor
+    died or stopped answering, see ``stop_detail``); ``signal`` is the number of the signal that interrupted it.
     ``metrics`` maps a metric's name to its (min, max) over the quiescent states reached
     (absent when none was reached). ``system`` is the explored system when the front end
     sets it (to replay and describe the traces); the checker itself leaves it ``None``. ``collision_probability`` is set
@@ -108,6 +109,9 @@ class Result:
     collision_probability: float | None = None
     partition: str | None = None
     balance: Balance | None = None
+    #: more about ``stop_reason``, in words, when there is more to say (``worker-lost``: which
+    #: worker, its process id, and what happened to it)
+    stop_detail: str | None = None
 
     @property
     def verdict(self) -> str:

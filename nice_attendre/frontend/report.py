@@ -54,6 +54,7 @@ STOP_REASONS = {
     "max-memory": "stopped by --max-memory",
     "out-of-memory": "out of memory",
     "interrupted": "interrupted by Ctrl-C",
+    "worker-lost": "a worker was lost",
 }
 
 
@@ -83,7 +84,8 @@ def stop_text(result: Result) -> str:
     reason = result.stop_reason or ""
     if reason == "interrupted":
         return f"interrupted by {signal_name(result.signal)}"
-    return STOP_REASONS.get(reason, reason)
+    text = STOP_REASONS.get(reason, reason)
+    return f"{text}: {printable(result.stop_detail)}" if result.stop_detail else text
 
 
 def verdict_line(result: Result) -> str:
@@ -266,6 +268,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "transitions_per_second": round(stats.transitions_per_second, 1),
         "complete": result.complete,
         "stop_reason": result.stop_reason,
+        "stop_detail": result.stop_detail,
         "verdict": result.verdict,
         "signal": signal_name(result.signal) if result.stop_reason == "interrupted" else None,
         "ok": result.ok,
