@@ -222,6 +222,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                 progress.clear()
         narrate = CheckedNarrator(result, net.narrate, net.narrate_initial)
         header = network_header(net, [p.name for p in run.properties])
+        header.extend(("source", source.describe()) for source in run.sources)
         partitioned = partitioned_search(workers, engine, result.partition)
         if partitioned is not None:
             header.append(("search", partitioned))
@@ -247,7 +248,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "threaded_controller": net.threaded,
                                             "topology": net.topology.name, "packets": packets,
                                             "traffic": net.scenario.describe(),
-                                            "properties": [p.name for p in run.properties]}, narrate)
+                                            "properties": [p.name for p in run.properties],
+                                            "sources": [source.as_json() for source in run.sources]}, narrate)
                 write_atomic(json_path, json.dumps(data, indent=2) + "\n", "--json")
             if trace_path is not None:
                 from nice_attendre.frontend.trace_format import write_trace
