@@ -3,13 +3,15 @@
 Exit codes (named in :mod:`nice_attendre.frontend.exit_codes`): 0 complete and no violation, 1 a
 property violated, 2 bad input, 3 incomplete (a limit ended the search, no violation found),
 4 the app is not deterministic (or, for ``replay``, a saved trace diverges), 70 internal
-error (a bug in nice-attendre), 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP. SIGTERM and SIGHUP end a run like Ctrl-C: the partial report and
-JSON are written.
+error (a bug in nice-attendre), 74 the report could not be written (a full disk, an I/O
+error), 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 141 a closed pipe. SIGTERM and SIGHUP end a
+run like Ctrl-C: the partial report and JSON are written.
 """
 from __future__ import annotations
 
 import json
 import signal
+import sys
 import textwrap
 import time
 import traceback
@@ -19,11 +21,18 @@ from typing import Any, Callable, NoReturn
 import click
 
 from nice_attendre.errors import InputError, NiceAttendreError, NondeterminismError, StopRequest
-from nice_attendre.frontend.exit_codes import EXIT_CODES_HELP, ExitCode, for_signal
+from nice_attendre.frontend.exit_codes import EXIT_CODES_HELP, ExitCode, for_signal, with_lost_output
 from nice_attendre.frontend.cli_common import (FiniteFloat, partitioned_search, _app_options, _check_output, _checkpoint_warning,
                                                _progress, _traffic, error_line, finish, internal_error_line,
                                                scenario_options, silence_stdout)
 from nice_attendre.frontend.report import signal_name
+
+
+def _status(code: Any) -> int:
+    """The process exit status ``sys.exit(code)`` gives (None: 0; a message: 1)."""
+    if code is None:
+        return 0
+    return code if isinstance(code, int) else 1
 
 
 #: Signals that end a run like Ctrl-C (what `timeout`, CI cancellation and `docker stop` send).
@@ -38,12 +47,50 @@ class _Group(click.Group):
       143 or 129;
     * exhausted memory outside a search -> 3;
     * the output's reader went away (a closed pipe) -> 141, silently;
+    * stdout or an output file could not be written (a full disk, an I/O error) -> 74, and a
+      failed write to stderr turns 0 or 3 into 74 (see :func:`main`);
     * anything else is a bug in nice-attendre -> 70.
 
     With ``--debug`` the traceback is printed too.
     """
 
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        """Click's ``main`` with the standard streams guarded
+        (:func:`nice_attendre.output.guard_streams`): a write to stdout that fails ends the
+        command with one line on stderr and exit 74; one to stderr is noted, and the run goes
+        on and then exits 74 in place of 0 or 3 (:func:`~nice_attendre.frontend.exit_codes.with_lost_output`)."""
+        from nice_attendre.output import StreamError, guard_streams
+
+        with guard_streams() as guard:
+            try:
+                return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+            except StreamError as exc:  # outside every command: --help, a usage error's message
+                click.echo(f"Error: {error_line(str(exc))}", err=True)
+                if not standalone_mode:
+                    raise
+                sys.exit(int(ExitCode.OUTPUT))
+            except SystemExit as stop:
+                code = _status(stop.code)
+                if guard.lost_output and with_lost_output(code) != code:
+                    raise SystemExit(with_lost_output(code)) from None
+                raise
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        """Click's, with a closed pipe (``--help | head``) exiting 141 and Ctrl-C 130 (Click
+        would exit 1, the code of a violation)."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError:
+            silence_stdout()
+            raise click.exceptions.Exit(int(ExitCode.BROKEN_PIPE)) from None
+        except KeyboardInterrupt as exc:
+            click.echo(f"interrupted ({signal_name(getattr(exc, 'signum', None))})", err=True)
+            raise click.exceptions.Exit(for_signal(getattr(exc, "signum", None))) from None
+
     def invoke(self, ctx: click.Context) -> Any:
+        from nice_attendre.output import OutputWriteError, StreamError
         from nice_attendre.watchdog import raise_interrupted
 
         saved = {signum: signal.getsignal(signum) for signum in TERMINATING}
@@ -54,6 +101,8 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
             raise
+        except (StreamError, OutputWriteError) as exc:  # a full disk, an I/O error: not a bug of ours
+            self._fail(ctx, f"Error: {error_line(str(exc))}", ExitCode.OUTPUT, show_traceback=False)
         except NiceAttendreError as exc:  # InputError and its kinds, ModelError
             code = ExitCode.NONDETERMINISTIC if isinstance(exc, NondeterminismError) else ExitCode.INPUT
             self._fail(ctx, f"Error: {error_line(str(exc)) or type(exc).__name__}", code)
@@ -236,8 +285,10 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         if checkpoint_path is not None:
             header.append(("checkpoint", str(checkpoint_path)))
 
-        def write() -> None:
+        def write_text() -> None:
             click.echo(text_report(result, header, narrate))
+
+        def write_json() -> None:
             if json_path is not None:
                 data = json_report(result, {"app": net.app.describe(), "protocol": net.protocol.name,
                                             "protocol_params": net.protocol.settings_json(),
@@ -251,13 +302,16 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "properties": [p.name for p in run.properties],
                                             "sources": [source.as_json() for source in run.sources]}, narrate)
                 write_atomic(json_path, json.dumps(data, indent=2) + "\n", "--json")
+
+        def write_trace_file() -> None:
             if trace_path is not None:
                 from nice_attendre.frontend.trace_format import write_trace
 
                 if not write_trace(trace_path, trace_format, result, net, {"app": app, **options}, narrate, header):
                     click.echo("--trace-out: no violation with a trace; nothing written", err=True)
 
-        finish(result.verdict, result.signal, lambda: verdict_line(result), write, ctx)
+        finish(result.verdict, result.signal, lambda: verdict_line(result), (write_text, write_json, write_trace_file),
+               ctx)
 
 
 def _phrase(text: str) -> str:

@@ -108,48 +108,51 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
     net = next((row.result.system for row in rows if row.result.system is not None), None)
     app_text = net.app.describe() if net is not None else app
     topology_name = net.topology.name if net is not None else (topology or "(the app's default)")
-    click.echo(f"  app          {app_text}")
-    click.echo(f"  topology     {net.topology.describe() if net is not None else topology_name}")
-    click.echo(f"  traffic      {net.scenario.describe() if net is not None else '(not built)'}")
-    click.echo(f"  channels     {describe_semantics(command_order, threaded_controller)}")
-    for line in _parameter_lines(rows):
-        click.echo(line)
-    partitioned = partitioned_search(workers, engine, rows[0].result.partition if rows else None)
-    if partitioned is not None:
-        click.echo(f"  search       {partitioned}")
-    click.echo("")
     base = rows[0]
-    header = ["protocol", "transitions", "unique states", "revisits", "max depth", "time (s)",
-              f"{rows[0].protocol}/this", "search", "violations"]
-    if load:
-        header += [name.replace("_", "-") for name in LOAD_COUNTERS]
-    table = []
-    for row in rows:
-        stats = row.result.stats
-        line = [row.protocol, f"{stats.transitions:,}", f"{stats.unique_states:,}", f"{stats.revisits:,}",
-                str(stats.max_depth), f"{stats.elapsed:.2f}", _ratio_text(base, row),
-                "complete" if row.result.complete else f"INCOMPLETE ({row.result.stop_reason})",
-                ", ".join(dict.fromkeys(d.property for d in row.result.discoveries)) or "none"]
-        if load:
-            line += [("{}..{}".format(*row.load[name]) if name in row.load else "-") + ("" if row.load_complete else "*")
-                     for name in LOAD_COUNTERS]
-        table.append(line)
-    for text in table_lines(header, table, left=1, rule=False):
-        click.echo(text)
-    if load:
-        note = LOAD_NOTE + ("; * = that exploration was cut short" if not all(r.load_complete for r in rows) else "")
-        click.echo("")
-        click.echo(textwrap.fill(note, width=NOTE_WIDTH, initial_indent="  ", subsequent_indent="  "))
     stopped = [row for row in rows if row.interrupted]
-    if stopped:
-        skipped = names[len(rows):]
+
+    def write_table() -> None:
+        click.echo(f"  app          {app_text}")
+        click.echo(f"  topology     {net.topology.describe() if net is not None else topology_name}")
+        click.echo(f"  traffic      {net.scenario.describe() if net is not None else '(not built)'}")
+        click.echo(f"  channels     {describe_semantics(command_order, threaded_controller)}")
+        for line in _parameter_lines(rows):
+            click.echo(line)
+        partitioned = partitioned_search(workers, engine, rows[0].result.partition if rows else None)
+        if partitioned is not None:
+            click.echo(f"  search       {partitioned}")
         click.echo("")
-        click.echo(f"interrupted ({signal_name(stopped[0].result.signal)}) during {stopped[0].protocol}"
-                   + (f"; not run: {', '.join(skipped)}" if skipped else ""), err=True)
+        header = ["protocol", "transitions", "unique states", "revisits", "max depth", "time (s)",
+                  f"{rows[0].protocol}/this", "search", "violations"]
+        if load:
+            header += [name.replace("_", "-") for name in LOAD_COUNTERS]
+        table = []
+        for row in rows:
+            stats = row.result.stats
+            line = [row.protocol, f"{stats.transitions:,}", f"{stats.unique_states:,}", f"{stats.revisits:,}",
+                    str(stats.max_depth), f"{stats.elapsed:.2f}", _ratio_text(base, row),
+                    "complete" if row.result.complete else f"INCOMPLETE ({row.result.stop_reason})",
+                    ", ".join(dict.fromkeys(d.property for d in row.result.discoveries)) or "none"]
+            if load:
+                line += [("{}..{}".format(*row.load[name]) if name in row.load else "-") + ("" if row.load_complete else "*")
+                         for name in LOAD_COUNTERS]
+            table.append(line)
+        for text in table_lines(header, table, left=1, rule=False):
+            click.echo(text)
+        if load:
+            note = LOAD_NOTE + ("; * = that exploration was cut short" if not all(r.load_complete for r in rows) else "")
+            click.echo("")
+            click.echo(textwrap.fill(note, width=NOTE_WIDTH, initial_indent="  ", subsequent_indent="  "))
+        if stopped:
+            skipped = names[len(rows):]
+            click.echo("")
+            click.echo(f"interrupted ({signal_name(stopped[0].result.signal)}) during {stopped[0].protocol}"
+                       + (f"; not run: {', '.join(skipped)}" if skipped else ""), err=True)
+
     verdict = _overall_verdict(rows, len(names))
     signum = stopped[0].result.signal if stopped else None
 
-    def write() -> None:
+    def write_json() -> None:
         if json_path is not None:
             from nice_attendre.frontend.report import json_report
 
@@ -169,7 +172,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
         failed = ", ".join(dict.fromkeys(d.property for row in rows for d in row.result.discoveries))
         return f"FAILED: {failed}" if failed else f"{verdict.upper()}: no violation found"
 
-    finish(verdict, signum, summary, write, ctx)
+    finish(verdict, signum, summary, (write_table, write_json), ctx)
 
 
 def _overall_verdict(rows: list[Any], planned: int) -> str:

@@ -386,9 +386,10 @@ def test_a_failed_json_write_never_hides_the_violation() -> None:
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-def test_a_failed_json_write_of_a_passing_run_is_exit_2() -> None:
+def test_a_failed_json_write_of_a_passing_run_is_exit_74() -> None:
+    # Issue 34: a full disk is lost output (74), not bad input (2: the path was fine).
     result = run("verify", "route-flow", "--json", "/dev/full")
-    assert result.exit_code == 2, result.output
+    assert result.exit_code == 74, result.output
     assert result.stdout.splitlines()[-1] == "OK: no property violated"
 
 
