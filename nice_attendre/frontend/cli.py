@@ -270,6 +270,9 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
             if progress is not None:
                 progress.clear()
         narrate = CheckedNarrator(result, net.narrate, net.narrate_initial)
+        if narrate.interrupted is not None:  # the violations are reported all the same (exit 1)
+            click.echo(f"interrupted ({signal_name(narrate.interrupted)}) while narrating the traces; "
+                       "the report follows without the rest", err=True)
         header = network_header(net, [p.name for p in run.properties])
         header.extend(("source", source.describe()) for source in run.sources)
         partitioned = partitioned_search(workers, engine, result.partition)

@@ -211,6 +211,61 @@ def test_unreachable_receiver_is_refused() -> None:
                                  "between them")
 
 
+NARRATION_SIGNALS = """
+import os
+import signal
+import sys
+
+from nice_attendre.apps.route_flow import RouteFlow
+
+
+def narrating() -> bool:
+    frame = sys._getframe()
+    while frame is not None:
+        if frame.f_code.co_name == "narrate_trace":
+            return True
+        frame = frame.f_back
+    return False
+
+
+class SignalsWhileNarrated(RouteFlow):
+    \"\"\"route-flow with a lost last hop, which sends its own process signal ``name`` when
+    its packet-in handler runs again to narrate a trace after the search.\"\"\"
+
+    def __init__(self, name: str = "SIGINT") -> None:
+        super().__init__(bug="forget-last-hop")
+        self.signum = getattr(signal, name)
+
+    def on_packet_in(self, state, ev, out):
+        if narrating():
+            os.kill(os.getpid(), self.signum)
+        return super().on_packet_in(state, ev, out)
+"""
+
+
+@pytest.mark.parametrize("name, said", [("SIGINT", "Ctrl-C"), ("SIGTERM", "SIGTERM")])
+def test_a_signal_while_a_trace_is_narrated_keeps_the_violations(tmp_path: Path, name: str, said: str) -> None:
+    # Issue 34: the run exited 130 (143) with no FAILED line and no JSON, hiding the violations
+    # the search had found; now the report is written with the narration cut short, exit 1.
+    spec = tmp_path / "narrated.py"
+    spec.write_text(NARRATION_SIGNALS)
+    out = tmp_path / "r.json"
+    proc = script("verify", f"{spec}:SignalsWhileNarrated", "-o", f"name={name}", "-t", "linear:2",
+                  "--keep-going", "--json", str(out), cwd=tmp_path)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert proc.stderr == (f"interrupted ({said}) while narrating the traces; the report follows without the "
+                           "rest\n")
+    lines = proc.stdout.splitlines()
+    assert lines[-1] == "FAILED: no-forgotten-packets, delivery"
+    assert f"(narration interrupted by {said}: later steps show their events only)" in lines
+    assert "VIOLATION 1: no-forgotten-packets (at quiescence)" in lines
+    data = json.loads(out.read_text())
+    assert (data["verdict"], data["narration"]) == ("violated", f"interrupted by {said}")
+    assert sorted({v["property"] for v in data["violations"]}) == ["delivery", "no-forgotten-packets"]
+    steps = [step for v in data["violations"] for step in v["trace"]]
+    assert steps and any(step["effects"] == [] for step in steps)  # cut short: events without effects
+
+
 # ---- 2. bounded time ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("workers", ["1", "2"])
