@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from conftest import child_preexec
 from nice_attendre.frontend.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,8 +36,22 @@ def run(*args: str) -> Result:
     return CliRunner().invoke(main, list(args))
 
 
-def script(*args: str, cwd: Path, timeout: float = 120, limit_memory: int | None = None) -> subprocess.CompletedProcess[str]:
-    """The console script in a child process (``limit_memory``: its address space, bytes)."""
+#: A child that runs the command line with nice-attendre's modules already imported, so that
+#: a time limit counts the building of the network, not Python importing our code (which
+#: takes seconds on a busy machine): what a test of --max-seconds needs.
+PRELOADED = ("import sys\n"
+             "import nice_attendre.frontend.api, nice_attendre.frontend.cli, nice_attendre.models.network, "
+             "nice_attendre.apps, nice_attendre.properties\n"
+             "from nice_attendre.frontend.cli import main\n"
+             "main(sys.argv[1:], prog_name='nice-attendre')\n")
+
+
+def script(*args: str, cwd: Path, timeout: float = 120, limit_memory: int | None = None,
+           preloaded: bool = False) -> subprocess.CompletedProcess[str]:
+    """The console script in a child process (``limit_memory``: its address space, bytes;
+    ``preloaded``: see :data:`PRELOADED`). The child gets SIGINT's default disposition even
+    when the tests run in the background (where it is ignored), as a command run from a
+    terminal has it."""
     found = shutil.which("nice-attendre", path=str(Path(sys.executable).parent))
     assert found is not None
 
@@ -44,8 +59,9 @@ def script(*args: str, cwd: Path, timeout: float = 120, limit_memory: int | None
         if limit_memory is not None:
             resource.setrlimit(resource.RLIMIT_AS, (limit_memory, limit_memory))
 
-    return subprocess.run([found, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          preexec_fn=limit)
+    command = [sys.executable, "-c", PRELOADED, *args] if preloaded else [found, *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=child_preexec(limit))
 
 
 def app(name: str) -> str:
@@ -270,12 +286,14 @@ def test_a_signal_while_a_trace_is_narrated_keeps_the_violations(tmp_path: Path,
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_max_seconds_bounds_a_run_whose_handler_sleeps(tmp_path: Path, workers: str) -> None:
-    # Each packet-in sleeps 2 s; the clock used to be read every 1024 transitions only
+    # Each packet-in sleeps 30 s; the clock used to be read every 1024 transitions only
     # (376 s under --max-seconds 1). The subprocess timeout would catch a hang. In worker
     # processes, the coordinator's stop reaches the handler through the worker's watchdog.
+    # (Preloaded: building linear:3 takes milliseconds, far from the limit even on a busy
+    # machine; importing our modules inside the limit took more than a second there.)
     out = tmp_path / "r.json"
-    proc = script("verify", app("Sleeps"), "-t", "linear:3", "-n", "2", "--max-seconds", "1",
-                  "--json", str(out), "--workers", workers, cwd=tmp_path, timeout=60)
+    proc = script("verify", app("Sleeps"), "-o", "seconds=30", "-t", "linear:3", "-n", "2", "--max-seconds",
+                  "2", "--json", str(out), "--workers", workers, cwd=tmp_path, timeout=60, preloaded=True)
     assert proc.returncode == 3, (proc.stdout, proc.stderr)
     assert "  search           INCOMPLETE  (stopped by --max-seconds)" in proc.stdout.splitlines()
     data = json.loads(out.read_text())
@@ -353,21 +371,44 @@ def test_a_property_stuck_in_a_loop_violates_itself_with_its_trace(tmp_path: Pat
 def test_max_seconds_and_sigterm_stop_a_search_inside_a_property(tmp_path: Path, workers: str) -> None:
     """--max-seconds stopped nothing while a predicate slept (the loop never got control
     back), and one SIGTERM only asked for a clean stop that never came."""
-    started = time.monotonic()
     proc = script("verify", "route-flow", "-t", "linear:2", "-p", f"{CARELESS_PROPERTIES}:SLEEPS",
-                  "--max-handler-seconds", "120", "--max-seconds", "1", "--workers", workers, cwd=tmp_path,
-                  timeout=50)
-    assert proc.returncode == 3, (proc.stdout, proc.stderr)
-    assert time.monotonic() - started < 45
+                  "--max-handler-seconds", "120", "--max-seconds", "2", "--workers", workers, cwd=tmp_path,
+                  timeout=50, preloaded=True)  # (preloaded: see test_max_seconds_bounds_a_run_whose_handler_sleeps)
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)  # the predicate sleeps 60 s: the timeout catches a hang
     assert "  search           INCOMPLETE  (stopped by --max-seconds)" in proc.stdout.splitlines()
     assert "Traceback" not in proc.stderr
+    # SIGTERM once the predicate sleeps (it says so in a file: no guess of how long the
+    # child takes to get there on a busy machine).
+    sleeping = tmp_path / "sleeping"
+    predicate = tmp_path / "announces.py"
+    predicate.write_text(f"""import time
+from pathlib import Path
+
+from nice_attendre.properties.custom import always
+
+
+def _sleeps(view) -> bool:
+    if view.hosts["h2"].received_from("h1"):
+        Path({str(sleeping)!r}).touch()
+        time.sleep(60)
+    return True
+
+
+SLEEPS = always("sleeps", _sleeps, "sleeps for a minute after the first delivery, and says so")
+""")
     found = shutil.which("nice-attendre", path=str(Path(sys.executable).parent))
     assert found is not None
-    child = subprocess.Popen([found, "verify", "route-flow", "-t", "linear:2", "-p", f"{CARELESS_PROPERTIES}:SLEEPS",
+    child = subprocess.Popen([found, "verify", "route-flow", "-t", "linear:2", "-p", f"{predicate}:SLEEPS",
                               "--max-handler-seconds", "120", "--workers", workers], cwd=tmp_path,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3)  # well inside the sleeping predicate
-    child.send_signal(signal.SIGTERM)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=child_preexec())
+    try:
+        for _ in range(1200):
+            if sleeping.exists() or child.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert sleeping.exists(), child.poll()
+    finally:
+        child.send_signal(signal.SIGTERM)
     stdout, stderr = child.communicate(timeout=40)
     assert child.returncode == 143, (stdout, stderr)
     assert "INTERRUPTED: no violation in the part explored" in stdout, (stdout, stderr)
@@ -722,6 +763,7 @@ def test_help_lists_the_exit_codes() -> None:
 
 # ---- the library: verify ------------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("sigint_default")
 def test_library_ctrl_c_keeps_the_partial_result_and_reraises() -> None:
     # The README's `assert verify(...).ok` used to pass when interrupted.
     from nice_attendre import verify
