@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -310,6 +311,42 @@ def test_max_seconds_covers_building_the_network(tmp_path: Path) -> None:
                            "switch joins); nothing was explored\n")
     data = json.loads(out.read_text())
     assert (data["verdict"], data["stop_reason"], data["transitions"]) == ("incomplete", "max-seconds", 0)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_bench_max_seconds_bounds_the_whole_run(tmp_path: Path, jobs: str) -> None:
+    # Issue 34: bench had no --max-seconds. Route-flow on 5 switches with 2 packets is millions
+    # of transitions: no machine finishes that cell in half a second, so the limit cuts it
+    # (or, with --jobs, the cells the workers start after it), and the run is never complete.
+    out = tmp_path / "cells.csv"
+    result = run("bench", "route-flow", "--switches", "5-8", "--packets", "2-3", "--protocols", "openflow",
+                 "--max-seconds", "0.5", "--csv", str(out), "--jobs", jobs)
+    assert result.exit_code == 3, (result.output, result.exception)  # incomplete, never 0
+    lines = result.stdout.splitlines()
+    assert lines[-2] == "limits: --max-seconds 0.5 (the whole run)"
+    cut, not_run = (int(n) for n in re.fullmatch(
+        r"INCOMPLETE: --max-seconds reached: (\d+) cells? cut short \(counts marked > are lower bounds\), "
+        r"(\d+) not run \(-\)", lines[-1]).groups())  # type: ignore[union-attr]
+    assert cut + not_run >= 1
+    counts = [line.split()[2] for line in lines[3:11]]
+    assert all(count == "-" or count.startswith(">") for count in counts), counts  # no cell complete
+    statuses = [row.split(",")[-1] for row in out.read_text().splitlines()[1:]]
+    assert "complete" not in statuses and any(status.endswith("(max-seconds)") for status in statuses)
+
+
+def test_bench_max_memory_and_bad_limits(tmp_path: Path) -> None:
+    result = run("bench", "route-flow", "--switches", "1", "--packets", "1", "--protocols", "openflow",
+                 "--max-memory", "1M", "-q")
+    assert result.exit_code == 3, (result.output, result.exception)  # this process already uses more
+    assert result.stdout.splitlines()[-2:] == ["limits: --max-memory 1,048,576 bytes (each cell)",
+                                                "INCOMPLETE: --max-memory reached: 0 cells cut short (counts marked "
+                                                "> are lower bounds), 1 not run (-)"]
+    for bad in (["--max-seconds", "nan"], ["--max-seconds", "0"], ["--max-memory", "lots"]):
+        refused = run("bench", "paper", *bad)
+        assert refused.exit_code == 2 and "Invalid value" in refused.stderr, bad
+    fine = run("bench", "route-flow", "--switches", "1", "--packets", "1", "--max-seconds", "600", "-q")
+    assert fine.exit_code == 0, fine.output
+    assert fine.stdout.splitlines()[-1] == "limits: --max-seconds 600 (the whole run)"
 
 
 def test_compare_when_a_limit_stops_the_build(tmp_path: Path) -> None:
