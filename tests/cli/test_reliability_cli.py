@@ -182,6 +182,19 @@ def test_ctrl_c_before_the_search_exits_130(tmp_path: Path, where: str) -> None:
     assert proc.stdout == ""
 
 
+def test_ctrl_c_while_the_command_line_is_read_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Click turned it into "Aborted!" and exit 1, the code of a violation.
+    from nice_attendre.frontend import cli
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli._Group, "format_commands", interrupted)  # while --help is written
+    result = run("--help")
+    assert result.exit_code == 130, (result.output, result.exception)
+    assert result.stderr == "interrupted (Ctrl-C)\n"
+
+
 def test_sigterm_before_the_search_exits_143(tmp_path: Path) -> None:
     proc = script("verify", app("Signals"), "-o", "join=true", "-o", "name=SIGTERM", cwd=tmp_path)
     assert proc.returncode == 143, (proc.stdout, proc.stderr)
