@@ -369,12 +369,13 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
                        protocol_options=protocol_options, memo=memo)
         try:
             run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
-        except StopRequest as stop:  # a limit was reached while building
+            result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
+                            fingerprint=fingerprint, watchdog=watchdog, progress=progress, checkpoint=checkpoint,
+                            resume=resume, checkpoint_every=checkpoint_every, workers=workers, engine=engine,
+                            address=address, shortest=shortest, partition=partition)
+        except StopRequest as stop:  # a limit was reached before the search started (while building)
+            watchdog.unbind()  # the limits are off from here: the timer would raise it again
             return not_started(stop.reason, stop.signum, time.monotonic() - started)
-        result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
-                        fingerprint=fingerprint, watchdog=watchdog, progress=progress, checkpoint=checkpoint,
-                        resume=resume, checkpoint_every=checkpoint_every, workers=workers, engine=engine,
-                        address=address, shortest=shortest, partition=partition)
     if result.stop_reason == "interrupted":
         raise Interrupted(result.signal if result.signal is not None else signal.SIGINT, result)
     return result

@@ -243,9 +243,17 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                        count_load=count_load, threaded_controller=threaded_controller,
                        command_order=command_order, faults=parse_budgets(faults) or None,
                        **({"memo": False} if no_memo else {}))
+        progress = None
         try:
             run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
-        except StopRequest as stop:  # a limit reached while importing the app or building the network
+            progress = _progress()
+            result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
+                            fingerprint=fingerprint, watchdog=watchdog, progress=progress,
+                            checkpoint=checkpoint_path, resume=resume_path, checkpoint_every=checkpoint_every,
+                            on_checkpoint_error=_checkpoint_warning, workers=workers, engine=engine,
+                            address=address, shortest=shortest, partition=partition)
+        except StopRequest as stop:  # a limit reached before the search started (importing the app, switch joins)
+            watchdog.unbind()  # the limits are off for the report: the timer would stop it too
             result = not_started(stop.reason, stop.signum, time.monotonic() - started)
             stopped_header = {"app": app, "protocol": protocol, "topology": topology, "packets": packets}
             limit = stop.reason
@@ -258,17 +266,10 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                  "--json")
 
             finish(result.verdict, result.signal, lambda: verdict_line(result), write_nothing, ctx)
-        net = run.network
-        progress = _progress()
-        try:
-            result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
-                            fingerprint=fingerprint, watchdog=watchdog, progress=progress,
-                            checkpoint=checkpoint_path, resume=resume_path, checkpoint_every=checkpoint_every,
-                            on_checkpoint_error=_checkpoint_warning, workers=workers, engine=engine,
-                            address=address, shortest=shortest, partition=partition)
         finally:
             if progress is not None:
                 progress.clear()
+        net = run.network
         narrate = CheckedNarrator(result, net.narrate, net.narrate_initial)
         if narrate.interrupted is not None:  # the violations are reported all the same (exit 1)
             click.echo(f"interrupted ({signal_name(narrate.interrupted)}) while narrating the traces; "
