@@ -327,6 +327,7 @@ class Fan:
         return event
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_a_signal_to_the_watchdog_stops_the_workers_within_a_level() -> None:
     """Ctrl-C (here SIGINT sent by a timer) reaches a search bound to the command's
     watchdog: the workers end the level they are expanding early, and the result has the
