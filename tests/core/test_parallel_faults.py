@@ -12,28 +12,13 @@ from typing import Any
 
 import pytest
 
-from nice_attendre import Limits
 from nice_attendre import parallel
 from nice_attendre.parallel import InProcessCluster, search
 from nice_attendre.watchdog import Watchdog
 
+from test_parallel_graphs import Chain  # 0 -> 1 -> ... -> length-1, each step taking `sleep` s
 
-class Chain:
-    """0 -> 1 -> ... -> length-1, each step taking ``sleep`` seconds."""
 
-    def __init__(self, length: int, sleep: float = 0.0) -> None:
-        self.length, self.sleep = length, sleep
-
-    def initial_states(self) -> tuple[int, ...]:
-        return (0,)
-
-    def enabled(self, state: int) -> tuple[str, ...]:
-        return ("next",) if state < self.length - 1 else ()
-
-    def apply(self, state: int, event: str) -> int:
-        if self.sleep:
-            time.sleep(self.sleep)
-        return state + 1
 
 
 # ---- the memory bound, read from a signal handler ------------------------------------------
