@@ -314,7 +314,11 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     is always checked. Limits and ``keep_going`` as for :func:`nice_attendre.dfs`;
     ``max_seconds`` counts from the start (building the network included) and
     ``max_memory`` is in bytes of resident memory. ``max_handler_seconds`` bounds one app
-    handler call (longer is the violation ``app-exception``; ``None``: unbounded).
+    handler call (longer is the violation ``app-exception``; ``None``: unbounded). User code
+    that goes on 2 s after it was told to stop (a handler or property that catches what
+    stops it in a loop, or ignores the alarm) cannot be stopped from inside the process: the
+    process is then ended (``os._exit``) with ``nice-attendre: ...`` and why on stderr and
+    exit status 3, as the command line does, rather than hang for ever.
     ``count_load`` adds control-plane counters to the state and reports their min/max per
     complete execution in ``result.metrics``. ``threaded_controller`` lets controller
     handler calls race (type-3 races); ``command_order="any"`` lets a switch execute pending
