@@ -40,7 +40,7 @@ from nice_attendre.models import flowtable
 from nice_attendre.models.chunked import ChunkedState, chunk_shift, slot_list
 from nice_attendre.models.channels import Channels, check_command_order, describe_semantics
 from nice_attendre.models.faults import KINDS as FAULT_KINDS
-from nice_attendre.models.faults import ControlLoss, Faults, LinkChange, LinkFault, SwitchRestart
+from nice_attendre.models.faults import ControlLoss, Faults, LinkChange, LinkFault, SwitchRestart, check_link_scope
 from nice_attendre.models.hosts import Hosts
 from nice_attendre.models.fingerprints import Fingerprinter
 from nice_attendre.models.intern import Interner
@@ -253,6 +253,8 @@ class Options:
       one switch may be handled in any order;
     * ``faults``: budgets of faults to inject, in :data:`nice_attendre.models.faults.KINDS`
       order (empty or all 0: none; see :mod:`nice_attendre.models.faults`);
+    * ``link_scope``: the links a ``link`` fault may hit (``all``, ``switches`` or ``hosts``:
+      :data:`nice_attendre.models.faults.LINK_SCOPES`);
     * ``memo``: how many transitions to memoise (see :mod:`nice_attendre.models.memo`;
       0: none). It changes the speed only, never a result.
     """
@@ -264,6 +266,7 @@ class Options:
     threaded_controller: bool = False
     faults: tuple[int, ...] = ()
     memo: int = MEMO_ENTRIES
+    link_scope: str = "all"
 
     def __post_init__(self) -> None:
         check_command_order(self.command_order)
@@ -272,6 +275,7 @@ class Options:
         if self.faults and (len(self.faults) != len(FAULT_KINDS) or min(self.faults) < 0):
             raise InputError(f"faults must be {len(FAULT_KINDS)} budgets ({', '.join(FAULT_KINDS)}), "
                              f"got {self.faults!r}")
+        check_link_scope(self.link_scope)
 
     def describe_channels(self) -> str:
         """The channel semantics, one line (every report prints it)."""

@@ -49,7 +49,7 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "
           sender: str | None = None, receiver: str | None = None, count_load: bool = False,
           instant_stats: bool | None = None, threaded_controller: bool = False,
           command_order: str = "fifo", flows: Any = None, scenario: Any = None,
-          faults: Mapping[str, int] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
+          faults: Mapping[str, int | str] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
           guard: CallGuard | None = None, memo: bool | int = True) -> Run:
     """Build the network and properties for one verification (see :func:`verify`).
 
@@ -58,7 +58,7 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "
     a number: up to that many, False or 0: not at all); results are the same either way."""
     from nice_attendre import properties as registry
     from nice_attendre.frontend.loading import load_app
-    from nice_attendre.models.faults import check_budgets
+    from nice_attendre.models.faults import split_budgets
     from nice_attendre.models.memo import MEMO_ENTRIES
     from nice_attendre.models.network import LOAD_COUNTERS, Network, Options
     from nice_attendre.models.protocols import resolve
@@ -74,9 +74,10 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "
     wanted = registry.resolve(properties, app_obj)
     if instant_stats is None:
         instant_stats = getattr(app_obj, "instant_stats", False)
+    budgets, link_scope = split_budgets(faults) if faults else ((), "all")
     options = Options(monitors=registry.monitors_of(wanted), count_load=count_load,
                       instant_stats=bool(instant_stats), threaded_controller=bool(threaded_controller),
-                      command_order=command_order, faults=check_budgets(faults) if faults else (),
+                      command_order=command_order, faults=budgets, link_scope=link_scope,
                       memo=MEMO_ENTRIES if memo is True else int(memo))
     traffic = make_scenario(app_obj, topo, packets, sender, receiver, flows, scenario)
     description = _user_call(app_obj, "describe")
@@ -265,7 +266,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            keep_going: bool = False, fingerprint: bool = False, count_load: bool = False,
            instant_stats: bool | None = None, threaded_controller: bool = False,
            command_order: str = "fifo", flows: Any = None, scenario: Any = None,
-           faults: Mapping[str, int] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
+           faults: Mapping[str, int | str] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
            checkpoint: str | Path | None = None, resume: str | Path | None = None,
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
@@ -292,8 +293,8 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     complete execution in ``result.metrics``. ``threaded_controller`` lets controller
     handler calls race (type-3 races); ``command_order="any"`` lets a switch execute pending
     commands in any order no barrier forbids (see :mod:`nice_attendre.models.channels`).
-    ``faults`` gives fault budgets by kind (``{"loss": 1, "link": 1}``; see
-    :mod:`nice_attendre.models.faults`). ``checkpoint``, ``resume`` and ``checkpoint_every``
+    ``faults`` gives fault budgets by kind (``{"loss": 1, "link": 1}``; a scoped link budget
+    ``{"link": "1:switches"}``; see :mod:`nice_attendre.models.faults`). ``checkpoint``, ``resume`` and ``checkpoint_every``
     as for :func:`search`.
     ``protocol`` is a variant's name, optionally with parameters (``"pif:action=drop"``);
     ``protocol_options`` gives parameters as a mapping (``{"action": "drop"}``) or the same

@@ -249,6 +249,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "command_order": net.options.command_order,
                                             "faults": dict(zip(FAULT_KINDS, net.options.faults or
                                                                (0,) * len(FAULT_KINDS))),
+                                            "link_scope": net.options.link_scope,
                                             "threaded_controller": net.threaded,
                                             "topology": net.topology.name, "packets": packets,
                                             "traffic": net.scenario.describe(),

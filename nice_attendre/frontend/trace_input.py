@@ -113,7 +113,8 @@ _BUILD_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "properties": ("a string or an array of strings", lambda v: _text(v) or _texts(v)),
     "command_order": ("a string", _text),
     "threaded_controller": ("a boolean", lambda v: isinstance(v, bool)),
-    "faults": ("an object of whole numbers", lambda v: isinstance(v, dict) and all(map(_whole, v.values()))),
+    "faults": ("an object of whole numbers",  # a scoped link budget: "N:SCOPE"
+               lambda v: isinstance(v, dict) and all(_whole(n) or (k == "link" and _text(n)) for k, n in v.items())),
     "count_load": ("a boolean", lambda v: isinstance(v, bool)),
 }
 assert set(_BUILD_CHECKS) == set(BUILD_KEYS)
