@@ -1,8 +1,12 @@
 """Packet-in filtering with several pending flow rules and the global packet-in rate limit
 (papers/002, sections 3.3, 4 and 5.1): the paper's IP-routing and NAPT configurations
-expressed with ``-P pif:rules=...``, and ``limit=global``."""
+expressed with ``-P pif:rules=...``, and ``limit=global``. Also: docs/model.md and
+docs/results.md say what the code does (issue 29)."""
 from __future__ import annotations
 
+import dataclasses
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -155,3 +159,30 @@ def test_default_counts_do_not_change() -> None:
     """rules=none and limit=none are the variant as it was (tests/models/test_variant_counts.py pins more)."""
     result = verify("route-flow", topology="linear:2", packets=2, protocol="pif:remove=never", properties=[])
     assert result.stats.counts() == (23143, 6239, 16905, 34)
+
+
+# ---- the docs say what the code does ----------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def test_model_md_names_only_fields_the_code_has() -> None:
+    from nice_attendre.models import messages
+
+    text = (DOCS / "model.md").read_text()
+    named = re.findall(r"`(MessageSet|FlowMod|PacketOut|PacketIn)\.(\w+)`", text)
+    assert named  # the Attendre section names the message set's field
+    for name, field in named:
+        cls = getattr(messages, name)
+        fields = cls._fields if hasattr(cls, "_fields") else tuple(f.name for f in dataclasses.fields(cls))
+        assert field in fields, f"docs/model.md names {name}.{field}, which the code does not have"
+    assert "order of Fig. 6" not in text  # the model installs the entry before it releases the packet
+    assert "this is why" not in text and "explains in part" in text  # as results.md measures
+
+
+def test_results_md_says_remove_never_is_the_prototype_and_names_the_new_rules() -> None:
+    text = " ".join((DOCS / "results.md").read_text().split())
+    assert "`remove=never` is what the paper's prototype does" in text
+    for phrase in ("`limit=global`", "IP routing is `rules=", "Empty flow-mods are dropped",
+                   "--threaded-controller any -p"):
+        assert phrase in text, phrase
