@@ -244,7 +244,8 @@ class PacketInFiltering(OpenFlow):
         Param("clone", "list", "auto", "the fields whose values a pending entry records; auto: in_port, "
               "eth_src, eth_dst for mac-learning (the paper's Ethernet switching), the header fields for "
               "route-flow and energy-te, every field for other apps", choices=MATCH_FIELDS, auto=True),
-        Param("match", "match", (), "the missed packets the pending flow rule takes; others are dropped"),
+        Param("match", "match", (), "the missed packets the (lowest) pending flow rule takes; a packet no "
+              "rule takes is dropped"),
         Param("action", "choice", "rate-limit", "predefined action on a packet whose values are pending",
               choices=ACTIONS),
         Param("expire", "choice", "event", "pending entries expire by a nondeterministic event, or never",

@@ -74,7 +74,8 @@ def test_verify_finds_the_packet_pif_drops() -> None:
 
 @pytest.mark.parametrize(("protocol", "message"), [
     ("pif:acton=drop",
-     "Error: unknown pif parameter 'acton'; did you mean 'action'? (known: clone, match, action, expire, remove, rules, limit)"),
+     "Error: unknown pif parameter 'acton'; did you mean 'action'? "
+     "(known: clone, match, action, expire, remove, rules, limit)"),
     ("buffer:capacity=lots",
      "Error: protocol buffer: bad value 'lots' for capacity; allowed: a whole number from 0 to 256"),
     ("batch:timer=sometimes", "Error: protocol batch: bad value 'sometimes' for timer; allowed: one of event, never"),

@@ -16,6 +16,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from nice_attendre import InputError, verify
 from nice_attendre.apps.route_flow import RouteFlow
@@ -324,3 +326,19 @@ def test_a_trace_saved_with_the_old_threaded_flag_replays_as_any(tmp_path: Path)
     again = CliRunner().invoke(main, ["replay", str(trace), "--app", app, "--property", prop])
     assert again.exit_code == 1, again.output
     assert "handled-in-order" in again.output
+
+
+# ---- the options as an input boundary ------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fault=st.sampled_from(["link=1:switches", "link=1:hosts", "link=1:all", "link=1:", "link=:hosts",
+                              "link=1:x", "loss=1:switches", "link", "link=21:hosts", "link=1:switches:2",
+                              "link=-1", "restart=1"]),
+       threads=st.sampled_from([[], ["--threaded-controller"], ["--threaded-controller=any"],
+                                ["--threaded-controller=per-switch"], ["--threaded-controller=all"],
+                                ["--threaded-controller="]]))
+def test_fuzzed_fault_scopes_and_thread_modes_are_runs_or_one_line_errors(fault: str, threads: list[str]) -> None:
+    result = CliRunner().invoke(main, ["verify", "route-flow", "-t", "linear:2", "-p", "no-forwarding-loops",
+                                       "--fault", fault, *threads, "--max-transitions", "3000"])
+    assert result.exit_code in (0, 1, 2, 3, 4), (result.exit_code, result.output)
+    assert "Traceback" not in result.output and "internal error" not in result.output, result.output

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from nice_attendre import InputError, verify
 from nice_attendre.apps.route_flow import RouteFlow
@@ -186,3 +188,22 @@ def test_results_md_says_remove_never_is_the_prototype_and_names_the_new_rules()
     for phrase in ("`limit=global`", "IP routing is `rules=", "Empty flow-mods are dropped",
                    "--threaded-controller any -p"):
         assert phrase in text, phrase
+
+
+# ---- the parameter as an input boundary ----------------------------------------------------------------
+
+_PIECES = st.sampled_from(["any", "eth_dst:ff:ff:ff:ff:ff:ff", "ip_src:10.0.0.1/32", "ip_src:10.0.0.0/99",
+                           "in_port:1", "in_port:x", "tp_src:-1", "vlan:3", "eth_src,ip_src", "tp_src", "x", "",
+                           "drop", "flood", "rate-limit", "maybe", "ip_dst:h2", ":", "eth_src:"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=st.lists(st.lists(_PIECES, min_size=0, max_size=4).map(">".join), min_size=0, max_size=3)
+       .map(";".join), limit=st.sampled_from(["none", "global", "x"]))
+def test_fuzzed_rules_are_runs_or_one_line_errors(rules: str, limit: str) -> None:
+    result = CliRunner().invoke(main, ["verify", "route-flow", "-t", "linear:1", "-p", "no-forwarding-loops",
+                                       "-P", f"pif:expire=never,limit={limit},rules={rules}"])
+    assert result.exit_code in (0, 1, 2, 3, 4), (result.exit_code, result.output)
+    assert "Traceback" not in result.output and "internal error" not in result.output, result.output
+    if result.exit_code == 2:
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
