@@ -50,9 +50,9 @@ class Run:
 def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "openflow",
           properties: Any = None, app_options: Mapping[str, Any] | None = None,
           sender: str | None = None, receiver: str | None = None, count_load: bool = False,
-          instant_stats: bool | None = None, threaded_controller: bool = False,
+          instant_stats: bool | None = None, threaded_controller: bool | str = False,
           command_order: str = "fifo", flows: Any = None, scenario: Any = None,
-          faults: Mapping[str, int] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
+          faults: Mapping[str, int | str] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
           guard: CallGuard | None = None, memo: bool | int = True) -> Run:
     """Build the network and properties for one verification (see :func:`verify`).
 
@@ -81,7 +81,7 @@ def _build(app: Any, *, topology: Any, packets: int, protocol: Any, properties: 
     """:func:`build`'s work, inside its :func:`~nice_attendre.importing.recording`."""
     from nice_attendre import properties as registry
     from nice_attendre.frontend.loading import load_app
-    from nice_attendre.models.faults import check_budgets
+    from nice_attendre.models.faults import split_budgets
     from nice_attendre.models.memo import MEMO_ENTRIES
     from nice_attendre.models.network import LOAD_COUNTERS, Network, Options
     from nice_attendre.models.protocols import resolve
@@ -100,9 +100,10 @@ def _build(app: Any, *, topology: Any, packets: int, protocol: Any, properties: 
     wanted = registry.resolve(properties, app_obj)
     if instant_stats is None:
         instant_stats = getattr(app_obj, "instant_stats", False)
+    budgets, link_scope = split_budgets(faults) if faults else ((), "all")
     options = Options(monitors=registry.monitors_of(wanted), count_load=count_load,
-                      instant_stats=bool(instant_stats), threaded_controller=bool(threaded_controller),
-                      command_order=command_order, faults=check_budgets(faults) if faults else (),
+                      instant_stats=bool(instant_stats), threaded_controller=threaded_controller,
+                      command_order=command_order, faults=budgets, link_scope=link_scope,
                       memo=MEMO_ENTRIES if memo is True else int(memo))
     traffic = make_scenario(app_obj, topo, packets, sender, receiver, flows, scenario)
     description = _user_call(app_obj, "describe")
@@ -290,9 +291,9 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            max_depth: int | None = None, max_seconds: float | None = None,
            max_memory: int | None = None, max_handler_seconds: float | None = DEFAULT_HANDLER_SECONDS,
            keep_going: bool = False, fingerprint: bool = False, count_load: bool = False,
-           instant_stats: bool | None = None, threaded_controller: bool = False,
+           instant_stats: bool | None = None, threaded_controller: bool | str = False,
            command_order: str = "fifo", flows: Any = None, scenario: Any = None,
-           faults: Mapping[str, int] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
+           faults: Mapping[str, int | str] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
            checkpoint: str | Path | None = None, resume: str | Path | None = None,
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
@@ -321,9 +322,11 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     exit status 3, as the command line does, rather than hang for ever.
     ``count_load`` adds control-plane counters to the state and reports their min/max per
     complete execution in ``result.metrics``. ``threaded_controller`` lets controller
-    handler calls race (type-3 races); ``command_order="any"`` lets a switch execute pending
-    commands in any order no barrier forbids (see :mod:`nice_attendre.models.channels`).
-    ``faults`` gives fault budgets by kind (``{"loss": 1, "link": 1}``; see
+    handler calls race (type-3 races): ``"per-switch"`` (or ``True``: each switch's messages
+    in order) or ``"any"`` (also one switch's messages in any order); ``command_order="any"``
+    lets a switch execute pending commands in any order no barrier forbids (see
+    :mod:`nice_attendre.models.channels`). ``faults`` gives fault budgets by kind
+    (``{"loss": 1, "link": 1}``; a scoped link budget ``{"link": "1:switches"}``; see
     :mod:`nice_attendre.models.faults`). ``checkpoint``, ``resume`` and ``checkpoint_every``
     as for :func:`search`.
     ``protocol`` is a variant's name, optionally with parameters (``"pif:action=drop"``);

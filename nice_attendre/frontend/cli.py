@@ -200,7 +200,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            receiver: str | None, properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
            max_transitions: int | None, max_states: int | None, max_depth: int | None,
            max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
-           faults: tuple[str, ...], threaded_controller: bool, command_order: str, keep_going: bool,
+           faults: tuple[str, ...], threaded_controller: bool | str, command_order: str, keep_going: bool,
            fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
            checkpoint_every: float, resume_path: Path | None, no_memo: bool, shortest: bool = False,
@@ -305,6 +305,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "command_order": net.options.command_order,
                                             "faults": dict(zip(FAULT_KINDS, net.options.faults or
                                                                (0,) * len(FAULT_KINDS))),
+                                            "link_scope": net.options.link_scope,
                                             "threaded_controller": net.threaded,
                                             "topology": net.topology.name, "packets": packets,
                                             "traffic": net.scenario.describe(),

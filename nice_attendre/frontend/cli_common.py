@@ -52,6 +52,21 @@ class FiniteFloat(click.ParamType):
         return number
 
 
+class ThreadMode(click.ParamType):
+    """``--threaded-controller [per-switch|any]``: the way handler calls race (the option
+    alone is ``per-switch``; not given, ``False``: a single-threaded controller)."""
+
+    name = "per-switch|any"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from nice_attendre.models.channels import THREAD_MODES
+
+        if value is None or value is False or value in THREAD_MODES:
+            return value or False
+        self.fail(f"{value!r} is not one of {', '.join(THREAD_MODES)} (given alone, the option means "
+                  "per-switch: put it after the app, or write --threaded-controller=per-switch)", param, ctx)
+
+
 _SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
 
 
@@ -121,10 +136,12 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      show_default=True, metavar="S",
                      help="An app handler call that runs longer is the violation app-exception; a call to "
                           "a property of your own that does, a violation of that property."),
-        click.option("--threaded-controller", is_flag=True,
-                     help="Controller handler calls race, any number in flight (a superset of every fixed "
-                          "thread count): their commands interleave at each switch (type-3 races) and one "
-                          "switch's messages may be handled in any order."),
+        click.option("--threaded-controller", type=ThreadMode(), is_flag=False, flag_value="per-switch",
+                     default=False, metavar="[per-switch|any]",
+                     help="Controller handler calls race: their commands interleave at each switch (type-3 "
+                          "races). per-switch (the option alone): each switch's messages are handled in "
+                          "order, one call at a time, as os-ken does; any: any number of calls in flight "
+                          "(a superset of every fixed thread count), one switch's messages in any order too."),
         click.option("--fault", "faults", multiple=True, metavar="KIND=N",
                      help="Inject up to N faults of KIND (repeatable): loss, duplicate, reorder (packets on "
                           "a link), link (a link goes down, later up), control (a control message lost), "

@@ -82,7 +82,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
             receiver: str | None, properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
             max_transitions: int | None, max_states: int | None, max_depth: int | None,
             max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
-            faults: tuple[str, ...], threaded_controller: bool, command_order: str, keep_going: bool,
+            faults: tuple[str, ...], threaded_controller: bool | str, command_order: str, keep_going: bool,
             fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
             json_path: Path | None, protocols: str, load: bool) -> None:
     """Verify APP under several protocols and compare the state spaces side by side.
