@@ -140,11 +140,6 @@ def test_a_step_whose_replay_agrees_is_told_as_the_search_found_it() -> None:
     """The report replays the trace to narrate it; a handler whose two calls disagreed in the
     search may agree then. Before, the report was refused (one line: 'replaying a reported
     trace gave another state'); now the step is told as found, with what the replay saw."""
-    from nice_attendre.importing import import_target
-    from tests_data_apps import APPS
-
-    module = import_target(str(APPS / ROUTERS), "app", Exception)  # the module the CLI imports
-    module.CALLS.clear()
     result = cli("verify", path(ROUTERS, "FirstCallsRouter"), "-n", "1")
     assert result.exit_code == 4, result.output
     lines = result.stdout.splitlines()
@@ -165,3 +160,11 @@ def test_the_readme_shows_what_verify_prints() -> None:
     assert result.exit_code == 4
     printed = result.stdout.splitlines()
     assert printed[-len(shown):] == shown
+
+
+def test_what_neither_check_sees_in_the_search_still_exits_4_when_narrated() -> None:
+    """LaterCallsRouter's two calls of each input agree; the report's replay shows it."""
+    result = cli("verify", path(ROUTERS, "LaterCallsRouter"), "-n", "1", "--bug", "black-hole")
+    assert result.exit_code == 4, result.output
+    assert result.stderr.startswith("Error: the app is not deterministic: replaying a reported trace gave another "
+                                    "state at step ")

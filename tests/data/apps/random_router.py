@@ -202,10 +202,28 @@ class LookupRouter(ChoosingRouter):
 
 
 class FirstCallsRouter(ChoosingRouter):
-    """Takes the second path on its second call only (a global count): the search's two
-    calls of the first packet-in disagree, every later pair agrees (the report's replay
-    included)."""
+    """Takes the second path on its second call only (counted on the app object): the
+    search's two calls of the first packet-in disagree, every later pair agrees (the
+    report's replay included)."""
+
+    def __init__(self, bug: str | None = None) -> None:
+        super().__init__(bug)
+        self.calls = 0
 
     def choose(self, count: int, ev: PacketIn) -> int:
-        CALLS.append(ev.dpid)
-        return 1 if len(CALLS) == 2 else 0
+        self.calls += 1
+        return 1 if self.calls == 2 else 0
+
+
+class LaterCallsRouter(ChoosingRouter):
+    """Takes the first path on its first two calls, the second from then on (counted on the
+    app object): the two calls of each input agree, so neither check sees it in the search;
+    the report's replay of a trace through its first call does (another path than recorded)."""
+
+    def __init__(self, bug: str | None = None) -> None:
+        super().__init__(bug)
+        self.calls = 0
+
+    def choose(self, count: int, ev: PacketIn) -> int:
+        self.calls += 1
+        return 0 if self.calls <= 2 else 1
