@@ -34,17 +34,24 @@ every run, and its verdict depends on luck. Two checks see it on the call that d
   building messages) are never counted, and neither is what ``logging`` reads to stamp a
   record, nor ``id``/``hash`` called inside the library (``copy.deepcopy`` keys its memo by
   ``id``), nor inside an object's ``__hash__``/``__eq__`` when Python calls them to look the
-  object up in a set or dict (membership does not depend on the hash's value).
+  object up in a set or dict (membership does not depend on the hash's value). No garbage
+  collection runs during a watched call: the callbacks and finalizers a collection runs
+  (of any earlier code; hypothesis times its collections with the clock) would stack their
+  frames on the app's.
 
 * **Two calls** (:func:`difference`, used by the platform): each handler call is made twice
-  on the same input, and what the two returned and sent (or raised) is compared. This sees
-  what no list of sources names: state kept in a global or in the app object between calls,
-  a file read, a source missing from the list above.
+  on the same input (the second unwatched), and what the two returned and sent (or raised)
+  is compared. This sees what no list of sources names: state kept in a global or in the
+  app object between calls, a file read, a source missing from the list above.
 
-What neither sees: iterating over a set or dict of objects hashed by address or of strings
-(an order that varies between runs, without any call to ``hash``) when the two calls of one
-run agree, and reads made inside C extensions. Both checks are on for every call into the
-app; their cost is per call, and the memo makes calls rare (docs/model.md gives figures).
+Both run on the first call of each distinct input (the platform keeps the inputs checked in
+:attr:`Detector.checked`; a later call of one is made once, unwatched), as the memo calls a
+handler once per distinct input: the checks find the same with the memo on or off, and cost
+little (docs/model.md gives figures). What neither sees: iterating over a set or dict of
+objects hashed by address or of strings (an order that varies between runs, without any
+call to ``hash``) when the two calls of one run agree, ``time.localtime()`` and kin without
+an argument, reads made inside C extensions, and a handler whose calls of one input agree
+pairwise but change later (the report's replay of a trace may then show it).
 """
 from __future__ import annotations
 
@@ -590,4 +597,5 @@ def difference(first: Outcome, second: Outcome) -> str | None:
     return None
 
 
-__all__ = ["CheckedInputs", "Detector", "NondeterministicCall", "Outcome", "Read", "active", "difference", "hash_varies", "reads_text"]
+__all__ = ["CheckedInputs", "Detector", "NondeterministicCall", "Outcome", "Read", "active", "difference",
+           "hash_varies", "reads_text"]
