@@ -373,6 +373,11 @@ class Out:
         # so that checking costs a set lookup once an app's requests repeat.
         self._valid = valid
 
+    def fresh(self) -> "Out":
+        """An empty :class:`Out` for another call with the same input (same topology and
+        cache of checked matches): how a platform makes a call again to compare."""
+        return Out(self.topology, self._valid)
+
     def flow_mod(self, dpid: int, match: Match, actions: Sequence[Action], *,
                  priority: int = DEFAULT_PRIORITY, table_id: int = 0,
                  buffer_id: BufferId | None = None, command: str = "add", idle_timeout: int = 0,
@@ -534,7 +539,10 @@ class App(Generic[AS]):
 
     Handlers must be deterministic functions of their arguments (no clock, no globals, no
     unseeded randomness) and must not mutate ``state``. An exception raised by a handler
-    is reported by the checker as the violation ``app-exception``.
+    is reported by the checker as the violation ``app-exception``; a handler that reads the
+    clock, randomness or an object's address, or gives another outcome when called again
+    with the same input, as ``app-nondeterminism`` (exit code 4; see
+    :mod:`nice_attendre.models.determinism`).
     """
 
     #: Registered name (for listings); user apps may leave it empty.
@@ -552,6 +560,11 @@ class App(Generic[AS]):
     #: the packet and sends a packet-in) or ``"1.3"`` (a miss without a table-miss entry drops
     #: the packet; a flow-mod's buffered packet goes through the pipeline). Configuration.
     openflow_version: ClassVar[str] = "1.0"
+    #: Whether the app checks itself that a handler call gives the same outcome when made
+    #: again with the same input (the Ryu adapter runs the Ryu handlers twice itself, as its
+    #: own memo would answer a second call); otherwise the platform calls every handler
+    #: twice (see :mod:`nice_attendre.models.determinism`). Configuration.
+    checks_own_determinism: ClassVar[bool] = False
 
     def scenario(self, topology: Topology, packets: int, sender: str | None = None,
                  receiver: str | None = None) -> Scenario:

@@ -34,6 +34,7 @@ from nice_attendre.fingerprint import Computed, slot_multiplier, successor
 from nice_attendre.errors import InputError, ModelError
 from nice_attendre.models.app import (TIME_LIMIT_FAILURE, App, app_failure, checked_new_state, is_app_failure,
                                       state_failure)
+from nice_attendre.models.determinism import Detector, Outcome, Read, difference, reads_text
 from nice_attendre.models.events import (ControllerHandle, Event, HostAnswer, HostMove, HostReceive, HostSend,
                                          SwitchEntryExpires, SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models import flowtable
@@ -311,6 +312,8 @@ class Network:
 
         #: Marks calls into the app, so a watchdog may interrupt one that does not return.
         self.guard = guard if guard is not None else CallGuard()
+        #: Watches calls into the app for reads of the clock, randomness and addresses.
+        self.detector = Detector.for_app(app)
 
         unknown = sorted(set(options.monitors) - set(MONITORS))
         if unknown:
@@ -618,23 +621,50 @@ class Network:
             tx.put(self.slot_load, (0,) * len(LOAD_COUNTERS))
         if self.faults is not None:
             tx.put(self.slot_faults, self.faults.initial())
-        guard = self.guard
-        problem: str | None = None
-        returned = False
-        try:
-            state = guard.run(self.app.initial_state)
-            returned = True
-            tx.set_id(self.slot_app, guard.run(self.intern_app_state, state))
-        except BaseException as exc:  # noqa: BLE001 - the app's failures are findings; the rest passes
-            if not is_app_failure(exc):
-                raise
-            problem = f"returned {state_failure(state, exc)}" if returned else app_failure(exc)
+        name = f"{type(self.app).__name__}.initial_state"
+        first, reads = self._initial_app_state()
+        kind, problem = "app-exception", first.failure
+        if reads:
+            kind, problem = "app-nondeterminism", reads_text(reads)
+        elif not self.app.checks_own_determinism and (first.failure is None or TIME_LIMIT_FAILURE not in first.failure):
+            # called again: the same outcome? (see OpenFlow.run_app)
+            second, _reads = self._initial_app_state(watch=False)
+            if second.failure is None or TIME_LIMIT_FAILURE not in second.failure:
+                differ = difference(first, second)
+                if differ is not None:
+                    kind, problem = "app-nondeterminism", differ
         if problem is not None:  # an app bug is a finding: the run starts in a violating state
             tx.put(self.slot_app, None)
-            tx.alert("app-exception", f"{type(self.app).__name__}.initial_state {problem}")
+            tx.alert(kind, f"{name} {problem}")
             return self._make_state(tx.s)
+        tx.set_id(self.slot_app, first.key)
         self.protocol.switches_join(tx)
         return self._make_state(tx.s)
+
+    def _initial_app_state(self, watch: bool = True) -> tuple[Outcome, tuple[Read, ...]]:
+        """The app's ``initial_state()``, called under the guard and (with ``watch``)
+        watched by the detector: its outcome (the state's id, or the failure in words) and
+        the nondeterministic reads it made."""
+        guard = self.guard
+        detector = self.detector
+        state: Any = None
+        returned = False
+        if watch:
+            detector.begin()
+        try:
+            try:
+                state = guard.run(self.app.initial_state)
+            finally:
+                if watch:
+                    detector.end()
+            returned = True
+            outcome = Outcome(None, guard.run(self.intern_app_state, state), state, ())
+        except BaseException as exc:  # noqa: BLE001 - the app's failures are findings; the rest passes
+            detector.end()
+            if not is_app_failure(exc):
+                raise
+            outcome = Outcome(f"returned {state_failure(state, exc)}" if returned else app_failure(exc), None, None, ())
+        return outcome, tuple(detector.reads) if watch else ()
 
     def intern_app_state(self, state: Any) -> int:
         """The id of app state ``state`` (what a handler returned), interned: user code, run
@@ -962,7 +992,17 @@ class Network:
         handler time limit in one run and not in the other: a deterministic handler whose
         call takes about the limit, on a machine whose speed varies, is not the app's
         nondeterminism (see :func:`nice_attendre.trace.narrate_trace`). ``None`` when the
-        difference is something else. ``notes`` are what the replay said."""
+        difference is something else. ``notes`` are what the replay said.
+
+        Likewise a step the search found to be the app's nondeterminism (the alert
+        ``app-nondeterminism``, always the last step of its trace): called again for the
+        report, a nondeterministic handler may well do something else (its two calls agree
+        this time, or differ otherwise); the step is told as the search found it, with what
+        the replay saw."""
+        found = self._nondeterministic_step(state, recorded, replayed)
+        if found is not None:
+            return found
+
         def limited(after: tuple[int, ...]) -> list[str]:
             new = set(self.alerts(after)) - set(self.alerts(state))
             return sorted(detail for kind, detail in new if kind == "app-exception" and TIME_LIMIT_FAILURE in detail)
@@ -977,6 +1017,26 @@ class Network:
                     "search's call returned in time: it takes about --max-handler-seconds, and the machine's speed "
                     "varies; the trace goes on as the search found it)" for detail in in_replay]
         return None
+
+    def _nondeterministic_step(self, state: tuple[int, ...], recorded: tuple[int, ...],
+                               replayed: tuple[int, ...]) -> list[str] | None:
+        """The lines of a step whose recorded outcome is an ``app-nondeterminism`` alert
+        and whose replay gave another state (see :meth:`time_limited_step`)."""
+        def new_alerts(after: tuple[int, ...]) -> list[str]:
+            fresh = set(self.alerts(after)) - set(self.alerts(state))
+            return sorted(detail for kind, detail in fresh if kind == "app-nondeterminism")
+
+        in_search = new_alerts(recorded)
+        if not in_search:
+            return None
+        in_replay = new_alerts(replayed)
+        lines = [f"ALERT app-nondeterminism: {detail}" for detail in in_search]
+        if in_replay:
+            lines.extend(f"(replayed for this report: {detail})" for detail in in_replay if detail not in in_search)
+        else:
+            lines.append("(replayed for this report, the handler's two calls happened to agree: what it does "
+                         "depends on the run)")
+        return lines
 
     # ---- stable fingerprints (models/fingerprints.py) and shipping (models/shipping.py) --
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 from nice_attendre.errors import InputError, UnknownNameError
 from nice_attendre.models.app import app_failure, is_app_failure
 from nice_attendre.models.network import MONITORS, Network
-from nice_attendre.properties.alerts import (app_exception, direct_paths, no_black_holes,
+from nice_attendre.properties.alerts import (app_exception, app_nondeterminism, direct_paths, no_black_holes,
                                              no_forwarding_loops, one_packet_in_per_flow,
                                              strict_direct_paths)
 from nice_attendre.properties.buffers import no_forgotten_packets
@@ -51,6 +51,13 @@ DEFAULT_PROPERTIES = ("no-forwarding-loops", "no-black-holes", "no-forgotten-pac
 
 #: Always checked, whatever is named.
 ALWAYS_CHECKED = "app-exception"
+#: Also always checked: an app handler that is not a function of its input (exit code 4).
+NONDETERMINISM = "app-nondeterminism"
+
+
+def _always(net: Network) -> tuple[Property, ...]:
+    """The properties checked whatever is named: ``app-exception``, ``app-nondeterminism``."""
+    return app_exception(net), app_nondeterminism(net)
 
 
 def property_names() -> tuple[str, ...]:
@@ -75,8 +82,9 @@ def monitors_for(names: Iterable[str]) -> frozenset[str]:
 
 
 def build(net: Network, names: Iterable[str]) -> tuple[Property, ...]:
-    """The properties ``names`` for ``net``, plus ``app-exception`` (always checked)."""
-    return tuple(REGISTRY[name](net) for name in check_names(names)) + (app_exception(net),)
+    """The properties ``names`` for ``net``, plus ``app-exception`` and
+    ``app-nondeterminism`` (always checked)."""
+    return tuple(REGISTRY[name](net) for name in check_names(names)) + _always(net)
 
 
 def describe(name: str) -> str:
@@ -234,8 +242,9 @@ def monitors_of(wanted: Iterable[Wanted]) -> frozenset[str]:
 
 
 def bind(net: Network, wanted: Iterable[Wanted]) -> tuple[Property, ...]:
-    """The properties ``wanted`` for ``net``, plus ``app-exception`` (always checked). Users'
-    properties are guarded: a predicate that raises is a violation naming the exception."""
+    """The properties ``wanted`` for ``net``, plus ``app-exception`` and
+    ``app-nondeterminism`` (always checked). Users' properties are guarded: a predicate
+    that raises is a violation naming the exception."""
     bound: list[Property] = []
     for entry in wanted:
         try:
@@ -250,4 +259,4 @@ def bind(net: Network, wanted: Iterable[Wanted]) -> tuple[Property, ...]:
         if any(p.name == prop.name for p in bound):
             raise InputError(f"two different properties are named {prop.name!r}")
         bound.append(prop if entry.registered else _guarded(prop, net.guard))
-    return tuple(bound) + (app_exception(net),)
+    return tuple(bound) + _always(net)

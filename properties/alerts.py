@@ -59,7 +59,10 @@ one_packet_in_per_flow = _factory(
     "one-packet-in-per-flow", "a flow causes at most one packet-in in the whole network")
 app_exception = _factory(
     "app-exception", "no app handler raises an exception (always checked)")
+app_nondeterminism = _factory(
+    "app-nondeterminism", "every app handler is a function of its input: it reads no clock, randomness or "
+    "object address, and gives the same outcome when called again (always checked; exit code 4)")
 
 #: The alert properties; each reads the monitor of the same name.
 ALERT_PROPERTIES = ("no-forwarding-loops", "no-black-holes", "direct-paths", "strict-direct-paths",
-                    "one-packet-in-per-flow", "app-exception")
+                    "one-packet-in-per-flow", "app-exception", "app-nondeterminism")

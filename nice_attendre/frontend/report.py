@@ -109,10 +109,29 @@ def stop_text(result: Result) -> str:
     return f"{text}: {printable(result.stop_detail)}" if result.stop_detail else text
 
 
+#: The built-in property an app handler that is not a function of its input violates
+#: (models/determinism.py): its discovery makes the verdict ``nondeterministic``.
+NONDETERMINISM = "app-nondeterminism"
+
+
+def verdict_of(result: Result) -> str:
+    """The verdict a report gives ``result``: ``nondeterministic`` when an app handler was
+    found not to be a function of its input (the other verdicts of such an app depend on
+    luck; exit code 4, whatever else was found), else :attr:`Result.verdict`."""
+    if any(d.property == NONDETERMINISM for d in result.discoveries):
+        return "nondeterministic"
+    return result.verdict
+
+
 def verdict_line(result: Result) -> str:
-    """The last line of a report: ``OK``, ``FAILED: ...``, ``INCOMPLETE: ...`` or ``INTERRUPTED: ...``.
-    Only a complete search without violation says OK."""
-    verdict = result.verdict
+    """The last line of a report: ``OK``, ``FAILED: ...``, ``NONDETERMINISTIC: ...``,
+    ``INCOMPLETE: ...`` or ``INTERRUPTED: ...``. Only a complete search without violation
+    says OK."""
+    verdict = verdict_of(result)
+    if verdict == "nondeterministic":
+        others = [name for name in dict.fromkeys(d.property for d in result.discoveries) if name != NONDETERMINISM]
+        return (f"NONDETERMINISTIC: an app handler is not a function of its input ({NONDETERMINISM}), so what the "
+                "search finds depends on the run" + (f"; also violated: {', '.join(others)}" if others else ""))
     if verdict == "violated":
         return "FAILED: " + ", ".join(dict.fromkeys(d.property for d in result.discoveries))
     if verdict == "ok":
@@ -296,7 +315,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "complete": result.complete,
         "stop_reason": result.stop_reason,
         "stop_detail": result.stop_detail,
-        "verdict": result.verdict,
+        "verdict": verdict_of(result),
         "signal": signal_name(result.signal) if result.stop_reason == "interrupted" else None,
         "ok": result.ok,
         "metrics": {name: {"min": low, "max": high} for name, (low, high) in sorted(result.metrics.items())},

@@ -74,7 +74,8 @@ def test_pinned_run_prints_its_counts(pinned: tuple[Result, dict]) -> None:
         "  channels       fifo: switches run commands in arrival order; single-threaded controller",
         "  topology       linear:3 (3 switches, hosts h1, h2)",
         "  traffic        h1 sends 2 packets to h2; h2 answers each",
-        "  properties     no-forwarding-loops, no-black-holes, no-forgotten-packets, direct-paths, delivery, app-exception",
+        "  properties     no-forwarding-loops, no-black-holes, no-forgotten-packets, direct-paths, delivery, "
+        "app-exception, app-nondeterminism",
     ]
     rows = stat_rows(result.stdout)
     assert rows["transitions"] == "  transitions          13,639"
@@ -108,7 +109,7 @@ def test_pinned_run_json(pinned: tuple[Result, dict]) -> None:
     assert data["topology"] == "linear:3"
     assert data["packets"] == 2
     assert data["properties"] == ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets",
-                                  "direct-paths", "delivery", "app-exception"]
+                                  "direct-paths", "delivery", "app-exception", "app-nondeterminism"]
     assert data["elapsed_seconds"] > 0
     assert data["transitions_per_second"] > 0
 
@@ -491,9 +492,10 @@ def test_list_names_apps_protocols_properties_and_topologies() -> None:
     assert "route-flow" in names("apps:")
     assert "  route-flow               Shortest-path routing: one path install per packet-in." in lines
     assert names("protocols:") == ["openflow", "openflow-b", "attendre", "pif", "buffer", "batch"]
-    assert names("properties:") == [*registry.property_names(), "app-exception"]
+    assert names("properties:") == [*registry.property_names(), "app-exception", "app-nondeterminism"]
     for name in ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "direct-paths",
-                 "strict-direct-paths", "one-packet-in-per-flow", "no-reordering", "app-exception"):
+                 "strict-direct-paths", "one-packet-in-per-flow", "no-reordering", "app-exception",
+                 "app-nondeterminism"):
         assert name in names("properties:")
     properties = entries("properties:")
     assert [name for name, text in properties.items() if text.endswith(" (default)")] == list(registry.DEFAULT_PROPERTIES)
