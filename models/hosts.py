@@ -25,7 +25,7 @@ that it sends at once: each stream in order, the streams interleaved in every wa
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
 
 from nice_attendre.models.addresses import IP_BROADCAST, default_ip
 from nice_attendre.models.events import HostAnswer, HostMove, HostReceive, HostSend
@@ -47,7 +47,10 @@ class HostState(NamedTuple):
     * ``answers``: answers due and not sent yet (hosts that answer in events of their own);
     * ``sent_log``: (seq, header, kind) of every packet it sent, by seq (what properties
       read: ``delivery``, users' own; a function of the rest of its history, so it never
-      makes otherwise equal states differ).
+      makes otherwise equal states differ);
+    * ``answer_to``: (seq, requester, request seq) of every answer it created: the packet it
+      answers, whose origin is the host the answer is meant for, whatever address it carries
+      (behind a NAT it is addressed to the public address). A function of ``received`` too.
     """
 
     sent: tuple[int, ...]
@@ -56,6 +59,16 @@ class HostState(NamedTuple):
     extra: int = 0
     answers: tuple[Packet, ...] = ()
     sent_log: tuple[tuple[int, Header, str], ...] = ()
+    answer_to: tuple[tuple[int, str, int], ...] = ()
+
+    def addressee(self, seq: int, hdr: Header, host_of_mac: Mapping[str, str]) -> str | None:
+        """The host its packet ``seq`` (sent with header ``hdr``) is meant for: an answer's
+        requester, else the host it is addressed to (None for a broadcast, an announcement
+        or an address no host has, such as a virtual IP)."""
+        for answer, requester, _request in self.answer_to:
+            if answer == seq:
+                return requester
+        return host_of_mac.get(hdr.eth_dst)
 
 
 #: The kind of packet that answers each kind a host answers (a TCP handshake: SYN, SYN-ACK,
@@ -193,7 +206,7 @@ class Hosts:
             tx.note(lambda: f"{host} receives {packet}")
             return
         answer = reply_to(packet, host, self._script_length[host] + hs.extra)
-        hs = hs._replace(extra=hs.extra + 1)
+        hs = hs._replace(extra=hs.extra + 1, answer_to=hs.answer_to + ((answer.seq, packet.origin, packet.seq),))
         if host in self.atomic_answers:
             tx.put(slot, hs)  # marking the answer reads this host's deliveries
             answer = self.marked(tx, answer)

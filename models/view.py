@@ -41,11 +41,15 @@ class Received(NamedTuple):
 
 
 class Sent(NamedTuple):
-    """A packet a host sent: its seq, its header when it left, its kind."""
+    """A packet a host sent: its seq, its header when it left, its kind, and ``to``: the host
+    it is meant for (an answer's: the host whose packet it answers, whatever address it
+    carries, as behind a NAT; else the host it is addressed to; None for a broadcast, an
+    announcement or an address no host has, such as a virtual IP)."""
 
     seq: int
     header: Header
     kind: str
+    to: str | None = None
 
 
 class InFlight(NamedTuple):
@@ -113,7 +117,9 @@ class View:
         found = {}
         for host in net.topology.hosts:
             hs = net.value(self.state, f"host:{host}")
-            found[host] = HostView(host, hs.location, tuple(Sent(*entry) for entry in hs.sent_log),
+            sent = tuple(Sent(seq, hdr, kind, hs.addressee(seq, hdr, net.host_of_mac))
+                         for seq, hdr, kind in hs.sent_log)
+            found[host] = HostView(host, hs.location, sent,
                                    tuple(Received(*entry) for entry in hs.received))
         return found
 
