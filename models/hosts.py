@@ -200,6 +200,8 @@ class Hosts:
         slot = net.slot_host[host]
         hs: HostState = tx.get(slot)
         hs = hs._replace(received=hs.received + ((packet.hdr, packet.origin, packet.seq),))
+        if net.slot_expired >= 0 and packet.hdr.eth_dst == host:
+            self._arrived(tx, packet)
         spec = net.specs.get(host)
         if spec is None or not spec.replies or not asks(packet, host):
             tx.put(slot, hs)
@@ -250,13 +252,14 @@ class Hosts:
         sent: ``followup`` (direct-paths: a packet of its flow already reached the
         destination) and ``late`` (strict-direct-paths: its two hosts had exchanged unicast
         packets both ways). Both stay False when their monitor is off, so packets carry no
-        history then."""
+        history then, and while the flow starts over after an entry of it timed out (see
+        :meth:`entry_expires`)."""
         monitors = self.net.options.monitors
         if "direct-paths" not in monitors and "strict-direct-paths" not in monitors:
             return packet
         hdr = packet.hdr
         src, dst = self.host_of_mac.get(hdr.eth_src), self.host_of_mac.get(hdr.eth_dst)
-        if src is None or dst is None:
+        if src is None or dst is None or self.starting_over(tx, hdr):
             return packet
         net = self.net
         at_dst = tx.get(net.slot_host[dst]).received
@@ -267,3 +270,59 @@ class Hosts:
         if followup or late:
             return packet._replace(followup=followup, late=late)
         return packet
+
+    # An entry with a timeout may expire between any two packets of its flow (time is not
+    # modelled), and then a packet of the flow misses again through no fault of the app. So,
+    # while a direct-paths property is checked, an expiry starts its flows over. The
+    # ``expired`` slot holds (matches, excused): the matches of entries that timed out whose
+    # flows have not been established again, and the packets (origin, seq) of those flows that
+    # were on their way at an expiry. An excused packet is never judged (the path it was sent
+    # along broke under it); a packet sent while its flow starts over is not marked (it is
+    # part of the new first exchange); the flow is established again, and its match dropped,
+    # when a packet of it sent after the expiry reaches the host it is addressed to. Apps
+    # without timeouts never change the slot, so their state spaces are the same as without it.
+
+    def entry_expires(self, tx: "Tx", match: Any) -> None:
+        """An entry with ``match`` timed out: the flows it matches start over, and their
+        packets on their way are excused."""
+        net = self.net
+        slot = net.slot_expired
+        matches, excused = tx.get(slot)
+        key = match._replace(in_port=None)  # the flows it carried, wherever they came in
+        found = set(excused)
+        for host in self.net.topology.hosts:
+            hs: HostState = tx.get(net.slot_host[host])
+            for seq, hdr, _kind in hs.sent_log:
+                dst = self.host_of_mac.get(hdr.eth_dst)
+                if dst is not None and key.matches(hdr, 0) and \
+                        not any(d[1] == host and d[2] == seq for d in tx.get(net.slot_host[dst]).received):
+                    found.add((host, seq))
+        if key not in matches:
+            matches = tuple(sorted(matches + (key,), key=repr))
+        tx.put(slot, (matches, tuple(sorted(found))))
+
+    def starting_over(self, tx: "Tx", hdr: Header) -> bool:
+        """Whether packets with ``hdr`` belong to a flow that starts over (an entry of it timed
+        out, and no packet of it sent since reached its destination): their packets are not
+        marked when sent. Always False while no direct-paths property is checked."""
+        slot = self.net.slot_expired
+        return slot >= 0 and any(match.matches(hdr, 0) for match in tx.get(slot)[0])
+
+    def excused(self, tx: "Tx", packet: Packet) -> bool:
+        """Whether ``packet`` was on its way when an entry of its flow timed out (direct
+        paths do not judge it)."""
+        slot = self.net.slot_expired
+        return slot >= 0 and (packet.origin, packet.seq) in tx.get(slot)[1]
+
+    def _arrived(self, tx: "Tx", packet: Packet) -> None:
+        """``packet`` reached the host it is addressed to: no longer excused, or if it was
+        sent after its flow started over, the flow is established again."""
+        slot = self.net.slot_expired
+        matches, excused = tx.get(slot)
+        uid = (packet.origin, packet.seq)
+        if uid in excused:
+            tx.put(slot, (matches, tuple(e for e in excused if e != uid)))
+            return
+        kept = tuple(match for match in matches if not match.matches(packet.hdr, 0))
+        if len(kept) != len(matches):
+            tx.put(slot, (kept, excused))
