@@ -25,7 +25,7 @@ from nice_attendre.properties.buffers import no_forgotten_packets
 from nice_attendre.properties.custom import PropertySpec
 from nice_attendre.properties.delivery import delivery
 from nice_attendre.properties.flows import no_duplicates, no_reordering
-from nice_attendre.properties.routes import intended_paths, no_stale_routes
+from nice_attendre.properties.routes import intended_paths, no_stale_routes, strict_no_stale_routes
 from nice_attendre.property import Property
 from nice_attendre.watchdog import CallGuard
 
@@ -42,6 +42,7 @@ REGISTRY: dict[str, PropertyFactory] = {
     "no-duplicates": no_duplicates,
     "delivery": delivery,
     "no-stale-routes": no_stale_routes,
+    "strict-no-stale-routes": strict_no_stale_routes,
     "intended-paths": intended_paths,
 }
 
