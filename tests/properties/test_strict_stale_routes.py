@@ -43,6 +43,18 @@ def test_a_router_whose_entries_time_out_hides_a_dead_route_from_no_stale_routes
     assert any(str(event).startswith("FAULT: the link at") for event in found.trace.events)
 
 
+def test_a_router_that_flushes_its_entries_but_routes_around_nothing_is_seen_at_the_first_end() -> None:
+    """FlushingRouter deletes its entries on a port-status and routes the next packets along
+    the dead link: no-stale-routes sees it only where a packet-in came after the failure (an
+    entry into the dead link); the strict check at the first end after the failure."""
+    options = dict(topology=square(), packets=1, faults={"link": 1})
+    loose = verify(path("flushing_router.py", "FlushingRouter"), properties=["no-stale-routes"], **options)
+    strict = verify(path("flushing_router.py", "FlushingRouter"), properties=["strict-no-stale-routes"], **options)
+    assert not loose.ok and not strict.ok
+    assert "whose link is down: it is lost" in strict.discoveries[0].reason
+    assert strict.stats.transitions < loose.stats.transitions
+
+
 @pytest.mark.parametrize("protocol", ["openflow", "attendre"])
 def test_a_router_that_reroutes_passes_the_strict_check(protocol: str) -> None:
     result = verify(REROUTING, topology=square(), packets=1, faults={"link": 1}, protocol=protocol,
