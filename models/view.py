@@ -12,7 +12,7 @@ only for what it looks at. Views are read-only and live only while a predicate r
     view.switches[1].buffered          # packets s1 holds (packet buffer and protocol buffers)
     view.switches[1].pending           # commands sent to s1 and not executed yet
     view.to_controller[1]              # messages from s1 the controller has not handled yet
-    view.held                          # messages the platform holds back (OpenFlow-B): Held(dpid, waiting, messages)
+    view.held                          # messages the platform holds back (OpenFlow-B): (dpid, waiting, messages)
     view.platform                      # the controller platform's own state, as the protocol keeps it
     view.app                           # the controller app's state
     view.quiescent                     # whether nothing more can happen
@@ -75,7 +75,7 @@ class Link(NamedTuple):
     up: bool
 
 
-class Held(NamedTuple):
+class HeldMessages(NamedTuple):
     """Messages the controller platform holds back: OpenFlow-B's flow-mod/packet-out for the
     first switch of a path (``dpid``), released when barrier replies from the switches in
     ``waiting`` have all arrived."""
@@ -237,12 +237,12 @@ class View:
         return None if net.faults is None else net.faults.state(self.state)
 
     @cached_property
-    def held(self) -> tuple[Held, ...]:
+    def held(self) -> tuple[HeldMessages, ...]:
         """The messages the controller platform holds back (OpenFlow-B: a path's first-hop
         flow-mod/packet-out until the barrier replies of the following switches arrive);
         empty under the other protocols."""
         platform = self.platform
-        return tuple(Held(h.dpid, h.waiting, h.messages) for h in getattr(platform, "held", ()))
+        return tuple(HeldMessages(h.dpid, h.waiting, h.messages) for h in getattr(platform, "held", ()))
 
     @cached_property
     def platform(self) -> Any:

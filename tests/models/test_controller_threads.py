@@ -50,10 +50,10 @@ def test_commands_of_one_call_keep_their_order() -> None:
 
 
 THREADED = {  # (protocol, switches, packets) -> counts with a threaded controller
-    ("openflow", 1, 2): (192, 119, 74, 18),
+    ("openflow", 1, 2): (170, 105, 66, 18),
     ("openflow", 2, 1): (68, 41, 28, 16),
-    ("openflow", 2, 2): (5052, 1764, 3289, 30),
-    ("openflow-b", 2, 2): (715, 397, 319, 34),
+    ("openflow", 2, 2): (4740, 1644, 3097, 30),
+    ("openflow-b", 2, 2): (658, 364, 295, 34),
 }
 
 

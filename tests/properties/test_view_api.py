@@ -10,7 +10,7 @@ from typing import Any
 import networkx as nx
 
 from nice_attendre import verify
-from nice_attendre.models.view import Held, Link, View
+from nice_attendre.models.view import HeldMessages, Link, View
 from nice_attendre.properties.custom import always, at_quiescence
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -81,7 +81,7 @@ def test_the_messages_openflow_b_holds() -> None:
                   properties=[collect(seen, lambda v: v.held)]).ok
     held = {h for state in seen for h in state}
     assert held, "OpenFlow-B holds the first hop's messages while barriers are awaited"
-    assert all(isinstance(h, Held) for h in held)
+    assert all(isinstance(h, HeldMessages) for h in held)
     # h1's packet at s1 (s2's and s3's barrier replies awaited, in either order), h2's answer at s3
     assert {(h.dpid, h.waiting) for h in held} == {(1, (2, 3)), (1, (2,)), (1, (3,)), (3, (1, 2)), (3, (1,)),
                                                   (3, (2,))}
