@@ -165,7 +165,7 @@ def strict_no_stale_routes(net: Network) -> Property:
     commands take effect before the packet moves on), so a controller that sends the packet
     into a dead link fails. Stricter than no-stale-routes, which accepts any table miss."""
     flows = _flows(net)
-    skip = {net.slot_alerts, net.slot_history, getattr(net, "slot_expired", -1), net.slot_load,
+    skip = {net.slot_alerts, net.slot_history, net.slot_expired, net.slot_load,
             *net.slot_host.values()}
     slots = tuple(slot for slot in range(len(net.slot_names)) if slot not in skip)
     host_slots = tuple(net.slot_host[h] for h in net.topology.hosts)
