@@ -39,7 +39,9 @@ class CellSpec:
 @dataclass(frozen=True)
 class Cell:
     """A cell's outcome. ``status``: ``complete``, ``over-cap`` (stopped at the cap),
-    ``skipped`` (a smaller cell was over the cap) or ``violation``."""
+    ``skipped`` (a smaller cell was over the cap) or ``violation``. ``stop_reason`` names the
+    limit of the whole run (``max-seconds``, ``max-memory``) that cut an ``over-cap`` cell
+    (its count a lower bound, like the cap's) or left a ``skipped`` cell not run."""
 
     spec: CellSpec
     status: str
@@ -48,6 +50,7 @@ class Cell:
     revisits: int = 0
     max_depth: int = 0
     seconds: float = 0.0
+    stop_reason: str | None = None
 
     @property
     def counted(self) -> bool:
@@ -55,39 +58,57 @@ class Cell:
         return self.status == "complete"
 
 
-def measure_cell(cap: int, spec: CellSpec) -> Cell:
+def measure_cell(cap: int, spec: CellSpec, deadline: float | None = None, max_memory: int | None = None) -> Cell:
     """Verify one cell with no property, stopping at ``cap`` transitions (KeyboardInterrupt
-    if a signal interrupted it)."""
+    if a signal interrupted it). ``deadline`` (a ``time.time()``) and ``max_memory`` (bytes,
+    this process) are the limits of the whole run: a cell they cut is ``over-cap`` with its
+    ``stop_reason``, one that could not start before the deadline (or was cut before its
+    first transition) is ``skipped``."""
     from nice_attendre.frontend.api import verify
 
+    limits: dict[str, Any] = {}
+    if deadline is not None:
+        left = deadline - time.time()
+        if left <= 0:
+            return Cell(spec, "skipped", stop_reason="max-seconds")
+        limits["max_seconds"] = left
+    if max_memory is not None:
+        limits["max_memory"] = max_memory
     started = time.perf_counter()
-    result = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[], **spec.options)
+    result = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[], **limits, **spec.options)
     seconds = time.perf_counter() - started
     stats = result.stats
+    stop_reason = None
     if result.complete:
         status = "complete"
     elif result.stop_reason == "interrupted":
         raise KeyboardInterrupt
     elif result.stop_reason == "violation":
         status = "violation"
+    elif result.stop_reason in ("max-seconds", "max-memory", "out-of-memory"):
+        status, stop_reason = ("over-cap" if stats.transitions else "skipped"), result.stop_reason
     else:
         status = "over-cap"
-    return Cell(spec, status, stats.transitions, stats.unique_states, stats.revisits, stats.max_depth, seconds)
+    return Cell(spec, status, stats.transitions, stats.unique_states, stats.revisits, stats.max_depth, seconds,
+                stop_reason)
 
 
 def run_grid(specs: Sequence[CellSpec], cap: int = DEFAULT_CAP,
-             on_cell: Callable[[Cell], None] | None = None, jobs: int = 1) -> list[Cell]:
+             on_cell: Callable[[Cell], None] | None = None, jobs: int = 1,
+             deadline: float | None = None, max_memory: int | None = None) -> list[Cell]:
     """Verify every cell in the given order, skipping those that dominate an over-cap cell.
 
     A cell is skipped when an earlier cell of the same experiment and protocol reached the cap
     and every parameter of this cell is at least that cell's, so give smaller cells first.
     With ``jobs > 1`` the cells run in that many processes; the cells (counts, statuses,
     order) and the calls of ``on_cell`` (in order) are those of ``jobs == 1``.
+    ``deadline`` and ``max_memory``: see :func:`measure_cell`.
     """
     from nice_attendre.frontend.cellpool import run_in_order
 
+    work = partial(measure_cell, cap, deadline=deadline, max_memory=max_memory)
     cells: list[Cell] = []
-    for spec, cell in run_in_order(specs, partial(measure_cell, cap), lambda c: c.status == "over-cap", jobs):
+    for spec, cell in run_in_order(specs, work, lambda c: c.status == "over-cap", jobs):
         cell = cell if cell is not None else Cell(spec, "skipped")
         cells.append(cell)
         if on_cell is not None:
@@ -121,7 +142,8 @@ def cells_csv(cells: Sequence[Cell]) -> str:
                          cell.unique_states if cell.status != "skipped" else "",
                          cell.revisits if cell.status != "skipped" else "",
                          cell.max_depth if cell.status != "skipped" else "",
-                         f"{cell.seconds:.3f}", cell.status])
+                         f"{cell.seconds:.3f}",
+                         cell.status if cell.stop_reason is None else f"{cell.status} ({cell.stop_reason})"])
     return out.getvalue()
 
 

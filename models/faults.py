@@ -9,10 +9,14 @@ moment and place for every fault within the budget:
 * ``loss``: the packet at the head of a link (into a switch port or a host) is lost;
 * ``duplicate``: it is duplicated (the copy follows it);
 * ``reorder``: the first two packets on a link swap;
-* ``link``: a link goes down (each end's switch sends a port-status to the controller:
-  ``on_port_status``) and, while down, what a switch sends over it is lost; or a link that
-  is down comes up again (port-status messages again). Each change uses one of the budget:
-  ``link=1`` lets one link fail for good, ``link=2`` also lets it recover;
+* ``link``: a link goes down: the packets on it, in both directions, are lost (the FIFO
+  into each end: a switch port's input queue, a host's inbox), each end's switch sends a
+  port-status to the controller (``on_port_status``), and while it is down what a switch
+  or host sends over it is lost; or a link that is down comes up again (port-status
+  messages again). Each change uses one of the budget: ``link=1`` lets one link fail for
+  good, ``link=2`` also lets it recover. A scope limits the links that may fail
+  (``--fault link=1:switches``, :data:`LINK_SCOPES`): ``all`` (the default), ``switches``
+  (links between two switches: no host is ever cut off) or ``hosts`` (a host's link);
 * ``control``: the next message on a switch's control channel (either direction) is lost;
 * ``restart``: a switch restarts: its flow table, packet buffer, protocol state and the
   commands queued to it are gone; it connects again and the app's ``on_switch_join`` runs.
@@ -39,38 +43,75 @@ if TYPE_CHECKING:
 KINDS = ("loss", "duplicate", "reorder", "link", "control", "restart")
 #: The most faults of one kind a run may inject (the state space grows fast with them).
 MAX_BUDGET = 20
+#: Which links a ``link`` fault may hit: every link, the links between two switches, or the
+#: links of hosts (``--fault link=N:SCOPE``; ``all`` by default).
+LINK_SCOPES = ("all", "switches", "hosts")
 
 
-def check_budgets(budgets: Mapping[str, int] | None) -> tuple[int, ...]:
+def check_link_scope(scope: str) -> str:
+    """``scope`` if it is one of :data:`LINK_SCOPES`; otherwise :class:`InputError`."""
+    if scope not in LINK_SCOPES:
+        raise InputError(f"unknown link fault scope {scope!r} (known: {', '.join(LINK_SCOPES)})")
+    return scope
+
+
+def check_budgets(budgets: Mapping[str, Any] | None) -> tuple[int, ...]:
     """The budgets as a tuple in :data:`KINDS` order; :class:`InputError` for an unknown kind
-    or a value that is not a whole number from 0 to :data:`MAX_BUDGET`."""
+    or a value that is not a whole number from 0 to :data:`MAX_BUDGET`. A ``link`` budget
+    may carry its scope, ``"N:SCOPE"`` (see :func:`split_budgets`)."""
+    return split_budgets(budgets)[0]
+
+
+def split_budgets(budgets: Mapping[str, Any] | None) -> tuple[tuple[int, ...], str]:
+    """The budgets as a tuple in :data:`KINDS` order and the scope of ``link`` faults.
+
+    Values are whole numbers; the ``link`` one may also be ``"N"`` or ``"N:SCOPE"`` (SCOPE
+    one of :data:`LINK_SCOPES`: ``{"link": "1:switches"}``), as the command line gives it.
+    :class:`InputError` for an unknown kind or scope, or a bad number."""
     budgets = dict(budgets or {})
     unknown = sorted(set(budgets) - set(KINDS))
     if unknown:
         raise InputError(f"unknown fault {unknown[0]!r} (known: {', '.join(KINDS)})")
+    scope = "all"
+    link = budgets.get("link")
+    if isinstance(link, str):
+        number, colon, scope = link.partition(":")
+        scope = check_link_scope(scope.strip()) if colon else "all"
+        if not number.strip().isdecimal():
+            raise InputError(f"fault budget link={link!r}: give N or N:SCOPE with N a whole number "
+                             f"from 0 to {MAX_BUDGET} (scopes: {', '.join(LINK_SCOPES)})")
+        budgets["link"] = int(number)
     for kind, value in budgets.items():
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_BUDGET:
             raise InputError(f"fault budget {kind}={value!r}: give a whole number from 0 to {MAX_BUDGET}")
-    return tuple(budgets.get(kind, 0) for kind in KINDS)
+    return tuple(budgets.get(kind, 0) for kind in KINDS), scope
 
 
-def parse_budgets(items: list[str] | tuple[str, ...]) -> dict[str, int]:
-    """``["loss=1", "link=2"]`` (the command line's ``--fault``) -> ``{"loss": 1, "link": 2}``."""
-    budgets: dict[str, int] = {}
+def parse_budgets(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """``["loss=1", "link=2:switches"]`` (the command line's ``--fault``) -> ``{"loss": 1,
+    "link": "2:switches"}`` (a scoped ``link`` budget stays text: :func:`split_budgets`
+    reads it)."""
+    budgets: dict[str, Any] = {}
     for item in items:
         kind, sep, value = item.partition("=")
         if not sep:
             kind, value = item, "1"
-        if not value.strip().isdecimal():
-            raise InputError(f"--fault {item!r}: expected KIND=N, e.g. loss=1 (kinds: {', '.join(KINDS)})")
-        budgets[kind.strip()] = int(value)
-    check_budgets(budgets)
+        kind = kind.strip()
+        number, colon, scope = value.partition(":")
+        if not number.strip().isdecimal() or (colon and kind != "link"):
+            raise InputError(f"--fault {item!r}: expected KIND=N, e.g. loss=1, or link=N:SCOPE "
+                             f"(kinds: {', '.join(KINDS)}; scopes: {', '.join(LINK_SCOPES)})")
+        budgets[kind] = f"{int(number)}:{scope.strip()}" if colon else int(number)
+    split_budgets(budgets)
     return budgets
 
 
-def describe_budgets(budgets: tuple[int, ...]) -> str:
-    """One line for report headers: ``loss 1, link 1`` or ``none``."""
-    return ", ".join(f"{kind} {n}" for kind, n in zip(KINDS, budgets) if n) or "none"
+def describe_budgets(budgets: tuple[int, ...], link_scope: str = "all") -> str:
+    """One line for report headers: ``loss 1, link 1`` or ``none`` (a scoped link budget:
+    ``link 1 (links between switches only)``)."""
+    scoped = {"all": "", "switches": " (links between switches only)", "hosts": " (hosts' links only)"}
+    return ", ".join(f"{kind} {n}" + (scoped[link_scope] if kind == "link" else "")
+                     for kind, n in zip(KINDS, budgets) if n) or "none"
 
 
 class FaultState(NamedTuple):
@@ -157,11 +198,15 @@ class Faults:
         self.links = tuple((f"s{d}:{p}", net.slot_port[(d, p)]) for d in topo.switches for p in topo.ports[d]) + \
             tuple((h, net.slot_inbox[h]) for h in topo.hosts)
         self._slot_of = dict(self.links)
-        # Each physical link once, by its lower end (switch-switch links; switch-host links by the switch).
+        # Each physical link once, by its lower end (switch-switch links; switch-host links by
+        # the switch), within the scope of link faults.
+        scope = net.options.link_scope
         ends = []
         for (dpid, port), peer in sorted(topo.links.items()):
             if peer.is_host or (dpid, port) < (peer.node, peer.port):
-                ends.append((dpid, port))
+                if scope == "all" or (scope == "hosts") == peer.is_host:
+                    ends.append((dpid, port))
+        #: The links a ``link`` fault may take down (or up), by their lower ends.
         self.ends = tuple(ends)
         #: The link fault kinds (indices into KINDS) this run has a budget for, in KINDS order.
         self._link_kinds = tuple(kind for kind in range(_LINK) if budgets[kind])
@@ -287,9 +332,32 @@ class Faults:
         from nice_attendre.models.messages import PortStatus
 
         peer = net.topology.links[end]
+        if not ev.up:
+            self._lose_in_flight(tx, end, peer)
         for dpid, port in ((ev.dpid, ev.port),) + (() if peer.is_host else ((peer.node, peer.port),)):
             net.to_controller(tx, dpid, PortStatus(dpid, port, ev.up))
             tx.note(lambda d=dpid, p=port: f"s{d} tells the controller: port {p} {'up' if ev.up else 'down'}")
+
+    def _lose_in_flight(self, tx: "Tx", end: tuple[int, int], peer: Any) -> None:
+        """The link at switch port ``end`` (whose other end is ``peer``) went down: the packets
+        on it in both directions are lost: those queued into ``end``'s input port, and those
+        queued into the other end (the peer switch's input port, or the inbox of the host
+        attached there now; a mobile host that moved away keeps its inbox)."""
+        net = self.net
+        slots = [net.slot_port[end]]
+        if not peer.is_host:
+            slots.append(net.slot_port[(peer.node, peer.port)])
+        else:
+            where = net.slot_where.get(peer.node)
+            if where is None or tx.get(where) == end:
+                slots.append(net.slot_inbox[peer.node])
+        queues, items = net._queues, net._items
+        for slot in slots:
+            queue = queues.values[tx.s[slot]]
+            if queue:
+                lost = [items.values[item] for item in queue]
+                tx.set_id(slot, queues.intern(()))
+                tx.note(lambda lost=lost: "FAULT: lost with the link: " + ", ".join(map(str, lost)))
 
     def control_loss(self, tx: "Tx", ev: ControlLoss) -> None:
         net = self.net
@@ -321,6 +389,18 @@ class Faults:
             return False
         end = (dpid, port)
         peer = self.net.topology.links.get(end)
+        if peer is not None and not peer.is_host and (peer.node, peer.port) < end:
+            end = (peer.node, peer.port)
+        return end in faults.down
+
+    def is_down(self, state: Sequence[int], dpid: int, port: int) -> bool:
+        """Whether the link at ``dpid``:``port`` is down in ``state`` (for properties)."""
+        net = self.net
+        faults: FaultState = net._values[net.slot_faults][state[net.slot_faults]]
+        if not faults.down:
+            return False
+        end = (dpid, port)
+        peer = net.topology.links.get(end)
         if peer is not None and not peer.is_host and (peer.node, peer.port) < end:
             end = (peer.node, peer.port)
         return end in faults.down

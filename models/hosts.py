@@ -171,6 +171,10 @@ class Hosts:
     def _emit(self, tx: "Tx", host: str, hs: HostState, packet: Packet) -> HostState:
         """``host`` puts ``packet`` on its link; return its state with the packet logged."""
         hs = hs._replace(sent_log=tuple(sorted(hs.sent_log + ((packet.seq, packet.hdr, packet.kind),))))
+        faults = self.net.faults
+        if faults is not None and faults.down(tx, *hs.location):
+            tx.note(lambda: f"{host}'s link to s{hs.location[0]}:{hs.location[1]} is down: {packet} is lost")
+            return hs
         tx.push(self.net.slot_port[hs.location], packet)
         return hs
 

@@ -41,9 +41,9 @@ from nice_attendre.models.events import (ControllerHandle, Event, HostAnswer, Ho
                                          SwitchEntryExpires, SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models import flowtable
 from nice_attendre.models.chunked import ChunkedState, chunk_shift, slot_list
-from nice_attendre.models.channels import Channels, check_command_order, describe_semantics
+from nice_attendre.models.channels import Channels, check_command_order, check_threads, describe_semantics
 from nice_attendre.models.faults import KINDS as FAULT_KINDS
-from nice_attendre.models.faults import ControlLoss, Faults, LinkChange, LinkFault, SwitchRestart
+from nice_attendre.models.faults import ControlLoss, Faults, LinkChange, LinkFault, SwitchRestart, check_link_scope
 from nice_attendre.models.hosts import Hosts
 from nice_attendre.models.fingerprints import Fingerprinter
 from nice_attendre.models.intern import Interner
@@ -128,10 +128,13 @@ class Tx:
     queue helpers; :meth:`Network.apply` turns the result back into a tuple. With ``notes``
     a list, handlers narrate what happens (for traces); otherwise :meth:`note` does nothing.
     ``choice`` is the nondeterministic choice a protocol variant's event made (read by the
-    variant's hooks during this transition; ``None`` for the network's events).
+    variant's hooks during this transition; ``None`` for the network's events). ``origin``
+    is the switch whose message (or joining) the controller handles in this transition, or
+    ``None`` (a per-switch threaded controller orders the commands of one switch's calls:
+    see :mod:`nice_attendre.models.channels`).
     """
 
-    __slots__ = ("net", "s", "notes", "outbox", "dirty", "choice")
+    __slots__ = ("net", "s", "notes", "outbox", "dirty", "choice", "origin")
 
     def __init__(self, net: "Network", state: Sequence[int], notes: list[str] | None = None) -> None:
         self.net = net
@@ -139,6 +142,7 @@ class Tx:
         self.notes = notes
         self.outbox: dict[int, list[Any]] | None = None  # one handler call's commands, per switch
         self.choice: Any = None
+        self.origin: int | None = None
 
     def get(self, slot: int) -> Any:
         """The value in ``slot``."""
@@ -232,6 +236,7 @@ class MemoTx(Tx):
         self.notes = None
         self.outbox = None
         self.choice = None
+        self.origin = None
         self.dirty = tracked.written
 
     def extend(self, slot: int, items: tuple[int, ...]) -> None:
@@ -253,11 +258,16 @@ class Options:
     * ``command_order``: ``"fifo"`` (a switch executes commands in arrival order: the
       paper's and NICE's assumption) or ``"any"`` (in any order no barrier forbids, as
       OpenFlow allows); see :mod:`nice_attendre.models.channels`;
-    * ``threaded_controller``: handler calls race (any number in flight): the commands of
-      different calls interleave at a switch (the paper's type-3 race) and the messages of
-      one switch may be handled in any order;
+    * ``threaded_controller``: ``False`` (one handler call at a time), ``"per-switch"``
+      (calls for different switches race, the commands of different calls interleave at a
+      switch: the paper's type-3 race; one switch's messages are handled in order, as
+      os-ken does) or ``"any"`` (any number of calls in flight: also one switch's messages
+      in any order); ``True`` means ``"per-switch"`` (see
+      :mod:`nice_attendre.models.channels`);
     * ``faults``: budgets of faults to inject, in :data:`nice_attendre.models.faults.KINDS`
       order (empty or all 0: none; see :mod:`nice_attendre.models.faults`);
+    * ``link_scope``: the links a ``link`` fault may hit (``all``, ``switches`` or ``hosts``:
+      :data:`nice_attendre.models.faults.LINK_SCOPES`);
     * ``memo``: how many transitions to memoise (see :mod:`nice_attendre.models.memo`;
       0: none). It changes the speed only, never a result.
     """
@@ -266,17 +276,20 @@ class Options:
     count_load: bool = False
     instant_stats: bool = False
     command_order: str = "fifo"
-    threaded_controller: bool = False
+    threaded_controller: bool | str = False
     faults: tuple[int, ...] = ()
     memo: int = MEMO_ENTRIES
+    link_scope: str = "all"
 
     def __post_init__(self) -> None:
         check_command_order(self.command_order)
+        object.__setattr__(self, "threaded_controller", check_threads(self.threaded_controller))
         if isinstance(self.memo, bool) or not isinstance(self.memo, int) or self.memo < 0:
             raise InputError(f"memo must be a whole number >= 0, got {self.memo!r}")
         if self.faults and (len(self.faults) != len(FAULT_KINDS) or min(self.faults) < 0):
             raise InputError(f"faults must be {len(FAULT_KINDS)} budgets ({', '.join(FAULT_KINDS)}), "
                              f"got {self.faults!r}")
+        check_link_scope(self.link_scope)
 
     def describe_channels(self) -> str:
         """The channel semantics, one line (every report prints it)."""

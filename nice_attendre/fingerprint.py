@@ -150,10 +150,15 @@ def _shown(value: Any) -> str:
 def encode(value: Any) -> bytes:
     """The canonical encoding of ``value``: equal values give equal bytes in every process.
 
-    Raises :class:`FingerprintError` for a value (or a part of it) of another type.
+    Raises :class:`FingerprintError` for a value (or a part of it) of another type, and for
+    one nested too deeply to encode (the encoding recurses).
     """
     out: list[bytes] = []
-    _encode(value, out)
+    try:
+        _encode(value, out)
+    except RecursionError:
+        raise FingerprintError(f"cannot fingerprint a value of type {type(value).__qualname__}: it is nested "
+                               "too deeply (values inside values, beyond Python's recursion limit)") from None
     return b"".join(out)
 
 

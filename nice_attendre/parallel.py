@@ -36,7 +36,13 @@ What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
   command line's), its limits and signals stop the search as they stop the DFS: its deadline
   and Ctrl-C, and its memory bound applied to this process and the workers' together; the
   shards end the level they are expanding early (in worker processes; Ray actors finish their
-  step), and the report gives the counts up to there.
+  step), and the report gives the counts up to there;
+* a worker lost mid-search (its process killed or exited, or stopped and not answering; a
+  Ray actor that died: the cluster raises :class:`WorkerLost`) ends the search with
+  ``stop_reason`` ``worker-lost``, ``stop_detail`` saying which worker and what happened,
+  and the counts of the levels completed; violations found before are kept, without traces
+  (the lost worker's parent log is gone). Worker processes die with the coordinator, even
+  when it is killed (:func:`die_with_parent`).
 """
 from __future__ import annotations
 
@@ -45,6 +51,8 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
+import threading
 import time
 import traceback
 from typing import Any, Callable, Protocol, Sequence
@@ -66,6 +74,13 @@ ModelFactory = Callable[[], "tuple[Any, Sequence[Property], Sequence[Metric]]"]
 
 class WorkerError(NiceAttendreError):
     """A shard's process or actor failed (it crashed, was killed, or could not start)."""
+
+
+class WorkerLost(WorkerError):
+    """A worker process or actor was lost during the search: it died (killed by a signal,
+    or exited) or was stopped and does not answer. :func:`search` ends the search there
+    (``stop_reason`` ``worker-lost``, the counts of the levels completed); ``str`` says
+    which worker, its process id and what happened."""
 
 
 class Cluster(Protocol):
@@ -130,6 +145,7 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
     held: set[str] = set()
     metrics: dict[str, tuple[int, int]] = {}
     stop_reason: str | None = None
+    stop_detail: str | None = None
     depth_cut = False
     busy = [0.0] * shards  # each shard's CPU time
     busiest = 0.0  # the sum over steps of the busiest shard's time in each (see Balance)
@@ -159,7 +175,7 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
         return watchdog.reason or "interrupted"
 
     if watchdog is not None:
-        watchdog.bind(stop_at, on_stop=cluster.stop, memory=lambda: process_memory() + cluster.memory())
+        watchdog.bind(stop_at, on_stop=cluster.stop, memory=MemoryGauge(cluster))
     try:
         for round_index in range(len(system.initial_states())):
             frontier = take_in(cluster.seed(round_index))
@@ -212,9 +228,11 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
         stop_reason, signum = "interrupted", getattr(exc, "signum", signal.SIGINT)
         # a violation found is never lost: reported without its trace (a shard's answer may
         # still be on its way, so the shards are not asked for parents now)
-        discoveries = [Discovery(name, Expectation(expectation), None,
-                                 f"{reason} (the search was interrupted before its trace was rebuilt)")
-                       for item in _reported(found, keep_going) for name, expectation, reason in item.violations]
+        discoveries = _untraced(found, keep_going, "the search was interrupted before its trace was rebuilt")
+    except WorkerLost as exc:  # the counts are those of the levels completed
+        stop_reason, stop_detail = "worker-lost", str(exc)
+        # the lost worker's parent log is gone with it: violations are reported without traces
+        discoveries = _untraced(found, keep_going, "a worker was lost before its trace was rebuilt")
     finally:
         if watchdog is not None:
             watchdog.unbind()
@@ -224,7 +242,14 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
     stats = Stats(transitions, unique, revisits, max_depth, time.monotonic() - start)
     return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metrics,
                   collision_probability=collision_probability(unique, unique + revisits),
-                  balance=Balance(tuple(busy), busiest), signal=signum if stop_reason == "interrupted" else None)
+                  balance=Balance(tuple(busy), busiest), signal=signum if stop_reason == "interrupted" else None,
+                  stop_detail=stop_detail if stop_reason == "worker-lost" else None)
+
+
+def _untraced(found: list[tuple[int, Found]], keep_going: bool, why: str) -> list[Discovery]:
+    """The reported violations without their traces, each saying ``why``."""
+    return [Discovery(name, Expectation(expectation), None, f"{reason} ({why})")
+            for item in _reported(found, keep_going) for name, expectation, reason in item.violations]
 
 
 def _reported(found: list[tuple[int, Found]], keep_going: bool) -> list[Found]:
@@ -360,10 +385,76 @@ class _Flag:
 # ---- worker processes on this machine -------------------------------------------------------
 
 
+#: Seconds between two looks at a worker that has not answered yet: is it still alive, and
+#: not stopped? (Never a bound on how long it may work: a level may take hours.)
+POLL_SECONDS = 0.5
+
+#: Looks in a row that must find a worker stopped (SIGSTOP, SIGTSTP) before it counts as lost:
+#: a stop that a SIGCONT ends at once is not a loss.
+STOPPED_LOOKS = 2
+
+#: Linux's prctl option that sends a process a signal when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+#: Whether a worker process asks Linux to kill it when the coordinator dies (prctl's
+#: PR_SET_PDEATHSIG); where it cannot (not Linux, or False here), it watches a pipe instead.
+PARENT_DEATH_SIGNAL = sys.platform.startswith("linux")
+
+#: The exit code of a worker that ends because the coordinator died.
+ORPHAN_EXIT = 1
+
+
+def _parent_death_signal() -> bool:
+    """Ask the kernel to SIGKILL this process when its parent dies; False if it cannot."""
+    if not PARENT_DEATH_SIGNAL:
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):  # no libc or no prctl
+        return False
+
+
+def _watch_parent(fd: int) -> None:
+    """A worker's thread: wait until the pipe ``fd`` reaches its end (the coordinator, its
+    only writer, died or closed it), then end this process at once."""
+    try:
+        while os.read(fd, 64):
+            pass
+    except OSError:
+        pass
+    os._exit(ORPHAN_EXIT)
+
+
+def die_with_parent(parent: int, watch: tuple[int, int]) -> None:
+    """In a worker process, first thing: make sure it ends when the coordinator (process
+    ``parent``) dies, even in the middle of a long level or a call into the app.
+
+    On Linux by the parent-death signal (SIGKILL; Linux sends it when the *thread* that
+    forked the worker ends, so a :class:`ProcessCluster` must be used and closed by the
+    thread that made it, as :func:`search` does); elsewhere by a thread that watches the
+    pipe ``watch`` (read end, write end), whose write end only the coordinator keeps open.
+    If the coordinator died before that was set up, this process ends now."""
+    reader, writer = watch
+    os.close(writer)  # the coordinator's: this process must not keep the pipe open
+    if _parent_death_signal():
+        os.close(reader)
+    else:
+        threading.Thread(target=_watch_parent, args=(reader,), name="nice-attendre-parent-watch",
+                         daemon=True).start()
+    if os.getppid() != parent:  # orphaned already (then no signal comes)
+        os._exit(ORPHAN_EXIT)
+
+
 def _serve(conn: Any, index: int, shards: int, model: tuple[Any, Sequence[Property], Sequence[Metric]],
-           max_depth: int | None, partition: Partition, stop: Any, call_seconds: float | None) -> None:
+           max_depth: int | None, partition: Partition, stop: Any, call_seconds: float | None,
+           parent: int, watch: tuple[int, int]) -> None:
     """A worker process: run shard ``index``'s methods as the coordinator asks (``stop``: the
-    flag, in memory shared with the coordinator, that ends an expansion early)."""
+    flag, in memory shared with the coordinator, that ends an expansion early; ``parent``
+    and ``watch``: see :func:`die_with_parent`)."""
+    die_with_parent(parent, watch)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     tune_gc()
     try:
@@ -412,14 +503,45 @@ def _portable(exc: BaseException) -> BaseException:
     return WorkerError(f"a shard failed: {detail}")
 
 
+def process_state(pid: int) -> str | None:
+    """The state letter of process ``pid`` from /proc/<pid>/stat (``R``, ``S``, ``D``, ``T``
+    stopped, ``t`` stopped by a debugger, ``Z`` zombie...); None if it is gone or /proc does
+    not say."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    after = data.rfind(b")")  # the command name, in parentheses, may hold anything
+    fields = data[after + 2:].split(maxsplit=1) if after >= 0 else []
+    return fields[0].decode("ascii", "replace") if fields else None
+
+
+def what_ended(exitcode: int | None) -> str:
+    """How a process ended, from its exit code as :mod:`multiprocessing` gives it."""
+    if exitcode is None:
+        return "closed its connection"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"was killed by {name}" + (" (out of memory?)" if -exitcode == signal.SIGKILL else "")
+    return f"exited with code {exitcode}"
+
+
 class ProcessCluster:
     """``shards`` worker processes forked from this one (each inherits the built model).
 
     ``call_seconds`` bounds each call into the app in the workers, as the command line's
     ``--max-handler-seconds`` does in the sequential search (see :class:`Watchdog`).
 
-    Payloads travel through this process as opaque bytes. A worker that dies raises
-    :class:`WorkerError`; :meth:`close` ends every worker.
+    Payloads travel through this process as opaque bytes. A worker that dies (killed by a
+    signal, or exited) or is stopped (SIGSTOP, SIGTSTP: found stopped at
+    :data:`STOPPED_LOOKS` looks in a row, :data:`POLL_SECONDS` apart, while this process
+    waits for its answer) raises :class:`WorkerLost`, and then every worker is killed. The
+    workers end with this process, even if it is killed (:func:`die_with_parent`).
+    :meth:`close` ends every worker.
     """
 
     def __init__(self, make: ModelFactory, shards: int, *, max_depth: int | None = None,
@@ -436,37 +558,72 @@ class ProcessCluster:
         self._payloads: list[list[bytes]] | None = None
         self._stop = context.RawValue("b", 0)
         self._memory = (0.0, 0)  # (when, bytes): the workers' memory, read at most once a second
+        self._lost = False
+        self._waiting_ready = False
+        # the pipe the workers watch where the parent-death signal is missing: this process
+        # keeps its write end open for as long as it lives
+        self._watch: tuple[int, int] | None = os.pipe()
+        self._watch_read: int | None = self._watch[0]
         try:
             for index in range(shards):
                 mine, theirs = context.Pipe()
                 process = context.Process(target=_serve, args=(theirs, index, shards, model, max_depth, partition,
-                                                               self._stop, call_seconds),
+                                                               self._stop, call_seconds, os.getpid(),
+                                                               self._watch),
                                           name=f"nice-attendre-shard-{index}", daemon=True)
                 process.start()
                 theirs.close()
                 self._conns.append(mine)
                 self._procs.append(process)
-            for index in range(shards):
-                self._receive(index)
+            self._close_watch_read()  # the workers have it
+        except OSError as exc:  # no fork: out of processes or memory
+            self.close()
+            raise WorkerError(f"cannot start {shards} worker processes: {exc}") from None
         except BaseException:
             self.close()
             raise
+        # Each worker says it is ready (or why it is not) in answer to the first request: a
+        # worker lost while starting is lost during the search, and ends it as any loss does.
+        self._waiting_ready = True
+
+    def _lose(self, index: int, what: str) -> WorkerLost:
+        """Worker ``index`` is lost: kill every worker now (what they do is of no use any
+        more, and one that is stopped only dies by SIGKILL); the error to raise."""
+        self._lost = True
+        pid = self._procs[index].pid
+        self._kill_all()
+        return WorkerLost(f"worker {index} (process {pid}) {what}")
 
     def _receive(self, index: int) -> Any:
+        conn, process = self._conns[index], self._procs[index]
+        stopped = 0
+        while not conn.poll(POLL_SECONDS):  # (an answer, or the end of the pipe: the worker died)
+            state = process_state(process.pid)
+            if state in ("Z", "X") or (state is None and not process.is_alive()):
+                break  # dead: its end of the pipe is closing
+            stopped = stopped + 1 if state == "T" else 0
+            if stopped >= STOPPED_LOOKS:
+                raise self._lose(index, "was stopped (SIGSTOP or SIGTSTP) and does not answer")
         try:
-            status, value = self._conns[index].recv()
+            status, value = conn.recv()
         except (EOFError, OSError):
-            process = self._procs[index]
-            process.join(1)
-            raise WorkerError(f"shard {index} ended unexpectedly (exit code {process.exitcode}); "
-                              "out of memory?") from None
+            process.join(5)  # it is ending: its exit code says how
+            raise self._lose(index, what_ended(process.exitcode)) from None
         if status == "error":
             raise value
         return value
 
     def _all(self, method: str, args: Sequence[tuple[Any, ...]]) -> list[Any]:
-        for conn, arguments in zip(self._conns, args):
-            conn.send((method, arguments))
+        if self._waiting_ready:
+            self._waiting_ready = False
+            for index in range(self.shards):
+                self._receive(index)
+        for index, (conn, arguments) in enumerate(zip(self._conns, args)):
+            try:
+                conn.send((method, arguments))
+            except (OSError, ValueError):  # its end of the pipe is closed: it died
+                self._procs[index].join(5)
+                raise self._lose(index, what_ended(self._procs[index].exitcode)) from None
         return [self._receive(index) for index in range(self.shards)]
 
     def seed(self, position: int) -> list[Intake]:
@@ -488,7 +645,20 @@ class ProcessCluster:
     def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
         return self._all("parents", [(list(fps),) for fps in fingerprints])
 
+    def _kill_all(self) -> None:
+        """SIGKILL every worker still running and reap it."""
+        for process in self._procs:
+            if process.is_alive():
+                try:
+                    process.kill()
+                except OSError:
+                    pass
+        for process in self._procs:
+            process.join(5)
+
     def close(self) -> None:
+        if self._lost:
+            self._kill_all()
         for conn in self._conns:
             try:
                 conn.send(("close", ()))
@@ -499,9 +669,21 @@ class ProcessCluster:
             if process.is_alive():
                 process.terminate()
                 process.join(2)
+            if process.is_alive():  # stopped, or ignoring SIGTERM
+                process.kill()
+                process.join(5)
         for conn in self._conns:
             conn.close()
         self._conns, self._procs = [], []
+        self._close_watch_read()
+        if self._watch is not None:
+            os.close(self._watch[1])  # (the workers watching it are gone, or end now)
+            self._watch = None
+
+    def _close_watch_read(self) -> None:
+        if self._watch_read is not None:
+            os.close(self._watch_read)
+            self._watch_read = None
 
     def stop(self) -> None:
         self._stop.value = 1
@@ -515,6 +697,36 @@ class ProcessCluster:
             total = sum(process_memory(process.pid) for process in self._procs if process.pid is not None)
             self._memory = (now, total)
         return total
+
+
+class MemoryGauge:
+    """This process's memory and the workers' (:meth:`Cluster.memory`): what a watchdog's
+    memory bound applies to in a partitioned search.
+
+    The watchdog reads it from its timer's signal handler, and Python runs a signal handler
+    that arrives while another runs inside it: reading /proc walks page tables, and on a
+    loaded machine a reading could take longer than the timer's period, so every handler
+    was interrupted by the next and they nested until a ``RecursionError`` (``--workers 2
+    --max-memory`` on a busy machine). A call made while a reading is in progress (a nested
+    handler's) returns the last reading at once, so the nesting stops there.
+    """
+
+    __slots__ = ("cluster", "reading", "last")
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.reading = False
+        self.last = 0
+
+    def __call__(self) -> int:
+        if self.reading:
+            return self.last
+        self.reading = True
+        try:
+            self.last = process_memory() + self.cluster.memory()
+        finally:
+            self.reading = False
+        return self.last
 
 
 def process_memory(pid: int | None = None) -> int:

@@ -11,6 +11,10 @@ from actor to actor through Ray's object store; this process only passes their r
 Without ``address`` a local Ray instance is started with as many CPUs as shards (at least
 this machine's cores) and shut down at the end; with ``address`` (``auto``, or the head
 node's ``HOST:6379``) the search joins that cluster and spreads the actors over its nodes.
+
+An actor that dies during the search, or one on this machine that is stopped (SIGSTOP), is
+:class:`~nice_attendre.parallel.WorkerLost`: the search ends incomplete (``worker-lost``)
+with what it explored, as with worker processes; every actor is killed then.
 """
 from __future__ import annotations
 
@@ -19,7 +23,8 @@ import math
 from typing import Any, Sequence
 
 from nice_attendre.errors import InputError
-from nice_attendre.parallel import ModelFactory, WorkerError, cpu_count
+from nice_attendre.parallel import (POLL_SECONDS, STOPPED_LOOKS, ModelFactory, WorkerError, WorkerLost, cpu_count,
+                                    process_state)
 from nice_attendre.partition import BY_FINGERPRINT, Partition
 from nice_attendre.shard import Intake, LevelReport, Shard, tune_gc
 from nice_attendre.watchdog import Watchdog
@@ -43,9 +48,15 @@ class ShardActor:
         self.watchdog.__enter__()
         self.watchdog.bind([math.inf])
 
-    def ready(self) -> bool:
-        """Started; False if the handler time limit cannot apply here (no timer off the main thread)."""
-        return self.watchdog.timer or self.watchdog.call_seconds is None
+    def ready(self) -> tuple[bool, str, int]:
+        """Started: whether the handler time limit can apply here (not without a timer, off
+        the main thread), and where the actor runs: its node's id and its process id."""
+        import os
+
+        import ray
+
+        return (self.watchdog.timer or self.watchdog.call_seconds is None,
+                ray.get_runtime_context().get_node_id(), os.getpid())
 
     def seed(self, position: int) -> Intake:
         return self.shard.seed(position)
@@ -95,32 +106,79 @@ class RayCluster:
                 where = f"join the Ray cluster at {address!r}" if address else "start a local Ray instance"
                 raise WorkerError(f"cannot {where}: {type(exc).__name__}: {exc}") from exc
             self._started = True
+        #: per actor: (its node's id, its process id); this process's node
+        self._where: list[tuple[str, int]] = []
+        self._node = ""
         try:
             actor = ray.remote(num_cpus=1)(ShardActor)
             self._actors = [actor.options(scheduling_strategy="SPREAD").remote(make, index, shards, max_depth, partition,
                                                                                call_seconds)
                             for index in range(shards)]
-            if not all(self._get([a.ready.remote() for a in self._actors], timeout=START_TIMEOUT)):
+            answers = self._start([a.ready.remote() for a in self._actors])
+            if not all(ok for ok, _node, _pid in answers):
                 raise WorkerError("this Ray runs the shard actors' methods off their main thread, where the app "
                                   "handlers' time limit (--max-handler-seconds) cannot apply")
+            self._where = [(node, pid) for _ok, node, pid in answers]
+            self._node = ray.get_runtime_context().get_node_id()
         except BaseException:
             self.close()
             raise
 
-    def _get(self, refs: Any, timeout: float | None = None) -> Any:
+    def _start(self, refs: list[Any]) -> Any:
+        """The actors' answers to ``ready`` (their start: failures are :class:`WorkerError`)."""
         ray = self._ray
         try:
-            return ray.get(refs, timeout=timeout)
+            return ray.get(refs, timeout=START_TIMEOUT)
         except ray.exceptions.GetTimeoutError:
-            raise WorkerError(f"the {self.shards} shard actors did not start within {timeout:.0f} s: "
+            raise WorkerError(f"the {self.shards} shard actors did not start within {START_TIMEOUT:.0f} s: "
                               "does the Ray cluster have that many free CPUs?") from None
         except ray.exceptions.RayActorError as exc:
-            raise WorkerError(f"a shard actor died: {exc}") from None
+            raise WorkerError(f"a shard actor could not start: {_first_line(exc)}") from None
         except ray.exceptions.RayTaskError as exc:
-            cause = getattr(exc, "cause", None)
-            if isinstance(cause, BaseException):
-                raise cause from None
-            raise WorkerError(f"a shard failed: {exc}") from None
+            raise _cause(exc) from None
+
+    def _get(self, refs: list[Any]) -> list[Any]:
+        """The results of ``refs``, waited for :data:`~nice_attendre.parallel.POLL_SECONDS`
+        at a time: between waits, an actor on this machine found stopped at
+        :data:`~nice_attendre.parallel.STOPPED_LOOKS` looks in a row is lost. A dead actor
+        (or results lost with it) is :class:`WorkerLost`; an error in an actor's method is
+        raised here."""
+        ray = self._ray
+        stopped = [0] * len(self._where)
+        while True:
+            _done, waiting = ray.wait(refs, num_returns=len(refs), timeout=POLL_SECONDS)
+            if not waiting:
+                break
+            for index, (node, pid) in enumerate(self._where):
+                if node == self._node:
+                    stopped[index] = stopped[index] + 1 if process_state(pid) == "T" else 0
+                    if stopped[index] >= STOPPED_LOOKS:
+                        raise self._lose(index, "was stopped (SIGSTOP or SIGTSTP) and does not answer")
+        try:
+            return ray.get(refs)
+        except ray.exceptions.RayTaskError as exc:
+            raise _cause(exc) from None
+        except ray.exceptions.RayError as exc:  # an actor died, or results were lost with it
+            raise self._lost(exc) from None
+
+    def _lost(self, exc: Exception) -> WorkerLost:
+        """The :class:`WorkerLost` for ``exc``: which actor died (by the error's actor id, else
+        the first whose process on this machine is gone)."""
+        dead = getattr(exc, "actor_id", None)
+        ids = [getattr(getattr(actor, "_actor_id", None), "hex", lambda: None)() for actor in self._actors]
+        index = ids.index(dead) if dead in ids else next(
+            (i for i, (node, pid) in enumerate(self._where) if node == self._node and process_state(pid) in
+             (None, "Z", "X")), None)
+        return self._lose(index, f"died ({_first_line(exc)})")
+
+    def _lose(self, index: int | None, what: str) -> WorkerLost:
+        """Actor ``index`` is lost: kill every actor now; the error to raise."""
+        self.close_actors()
+        if index is None:
+            return WorkerLost(f"a shard actor {what}")
+        node, pid = self._where[index] if index < len(self._where) else ("", 0)
+        where = f"process {pid}" + ("" if node == self._node else f" on node {node[:12]}")
+        return WorkerLost(f"actor {index} ({where}) {what}")
 
     def seed(self, position: int) -> list[Intake]:
         return self._get([a.seed.remote(position) for a in self._actors])
@@ -155,7 +213,8 @@ class RayCluster:
         ``--max-memory`` is refused with ``--engine ray``."""
         return 0
 
-    def close(self) -> None:
+    def close_actors(self) -> None:
+        """Kill every actor (also one that is stopped: Ray kills its process)."""
         ray = self._ray
         for actor in self._actors:
             try:
@@ -163,7 +222,25 @@ class RayCluster:
             except Exception:  # noqa: BLE001 - already gone
                 pass
         self._actors = []
+
+    def close(self) -> None:
+        ray = self._ray
+        self.close_actors()
         self._payloads = None
         if self._started:
             ray.shutdown()
             self._started = False
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message (Ray's run over many lines)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _cause(exc: Any) -> BaseException:
+    """What an actor's method raised, from Ray's wrapping of it."""
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, BaseException):
+        return cause
+    return WorkerError(f"a shard failed: {_first_line(exc)}")

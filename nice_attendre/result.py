@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nice_attendre.property import Expectation
 from nice_attendre.trace import Trace
+
+if TYPE_CHECKING:
+    from nice_attendre.importing import Source
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +90,8 @@ class Result:
     ``complete`` is False when a limit, Ctrl-C or the first violation cut the search short;
     ``stop_reason`` then names what stopped it (``violation``, ``max-transitions``,
     ``max-states``, ``max-depth``, ``max-seconds``, ``max-memory``, ``out-of-memory``,
-    ``interrupted``); ``signal`` is the number of the signal that interrupted it.
+    ``interrupted``, and for a partitioned search ``worker-lost``: a worker process or actor
+    died or stopped answering, see ``stop_detail``); ``signal`` is the number of the signal that interrupted it.
     ``metrics`` maps a metric's name to its (min, max) over the quiescent states reached
     (absent when none was reached). ``system`` is the explored system when the front end
     sets it (to replay and describe the traces); the checker itself leaves it ``None``. ``collision_probability`` is set
@@ -95,7 +99,9 @@ class Result:
     distinct states had the same fingerprint, so that one was never explored (TLC's
     estimate, :func:`nice_attendre.visited.collision_probability`). ``partition`` says how a
     partitioned search shared the states among its shards (:mod:`nice_attendre.partition`),
-    and ``balance`` how evenly they shared the work (:class:`Balance`).
+    and ``balance`` how evenly they shared the work (:class:`Balance`). ``sources`` are the
+    user files the front end loaded for the run (:class:`nice_attendre.importing.Source`:
+    each one's path and the SHA-256 of the content checked).
     """
 
     stats: Stats
@@ -108,6 +114,10 @@ class Result:
     collision_probability: float | None = None
     partition: str | None = None
     balance: Balance | None = None
+    #: more about ``stop_reason``, in words, when there is more to say (``worker-lost``: which
+    #: worker, its process id, and what happened to it)
+    stop_detail: str | None = None
+    sources: tuple[Source, ...] = ()
 
     @property
     def verdict(self) -> str:

@@ -28,7 +28,7 @@ def stale_route(net: Network, state: Any, src: str, hdr: Header) -> str | None:
     The packet is followed from ``src``'s current attachment through the tables. A table
     miss or a send-to-controller is fine (the controller decides); reaching the destination
     is fine; an entry that drops it, sends it out of a port where nothing is attached or
-    brings it back to a port it came in by is a stale route.
+    whose link is down, or brings it back to a port it came in by is a stale route.
     """
     start = net.value(state, f"host:{src}").location
     pending = [(start[0], start[1], (), 0, hdr)]
@@ -64,8 +64,9 @@ def stale_route(net: Network, state: Any, src: str, hdr: Header) -> str | None:
         for port in ports:
             peer = net.attached(state, dpid, port)
             if peer is None:
-                return (f"s{dpid} sends packets {hdr} out of port {port}, where nothing is attached "
-                        f"(entry [{table[index]}])")
+                where = ("whose link is down" if net.faults is not None and net.faults.is_down(state, dpid, port)
+                         else "where nothing is attached")
+                return f"s{dpid} sends packets {hdr} out of port {port}, {where} (entry [{table[index]}])"
             if isinstance(peer, Peer):
                 pending.append((peer.node, peer.port, seen, 0, hdr))
     return None

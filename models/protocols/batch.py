@@ -26,6 +26,16 @@ of the other messages; we decide (documented in ``docs/results.md``):
 
 Add, modify and delete are batched alike (the paper's Add, Mod, Del), each applied with
 OpenFlow's semantics in storage order.
+
+The paper's switch stores a flow-mod "only when the tableId is less than the set maximum
+number of flow tables, the matching fields and actions in the message are not empty ...
+Otherwise, the message is dropped" (3.1; Algorithm 1: ``tableId < TableMax and entry !=
+NULL``). So an add or a modify whose action list is empty (OpenFlow's drop entry) or whose
+match has no field (matches every packet: no field, no in-port) is dropped when the switch
+processes it: never stored, never applied, its buffered packet (a flow-mod/packet-out) left
+in the buffer. A delete carries no actions in OpenFlow, and the paper applies its Del to the
+full rule table, so the rule does not apply to deletes. (Table ids beyond the switch's are
+refused before, by the app's ``Out``.)
 """
 from __future__ import annotations
 
@@ -79,7 +89,14 @@ class Batch(OpenFlow):
     # ---- commands ----------------------------------------------------------------------
 
     def flow_mod(self, tx: "Tx", dpid: int, msg: FlowMod) -> None:
-        """Store the flow-mod; apply the batch if the quantity condition now holds."""
+        """Store the flow-mod; apply the batch if the quantity condition now holds. An add or
+        modify with no action or an empty match is dropped (see the module docstring)."""
+        if msg.command in ("add", "modify") and (not msg.actions or (not msg.match.fields
+                                                                     and msg.match.in_port is None)):
+            empty = "action list" if not msg.actions else "match"
+            tx.note(lambda: f"s{dpid} drops {msg}: its {empty} is empty (the batching switch stores only "
+                    "flow-mods with match fields and actions)")
+            return
         slot = self.net.slot_ext[dpid]
         stored: StorageTable = tx.get(slot) + (msg,)
         if len(stored) >= self.threshold:

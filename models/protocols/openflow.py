@@ -153,6 +153,7 @@ class OpenFlow:
 
     def switch_join(self, tx: "Tx", dpid: int) -> None:
         """Switch ``dpid`` connects (at the start, or again after a restart): the app hears of it."""
+        tx.origin = dpid  # the call runs for dpid (a per-switch threaded controller orders its calls)
         self.run_app(tx, "on_switch_join", lambda app, state, out: app.on_switch_join(state, dpid, out),
                      f"switch s{dpid} joined", None)
 
@@ -557,6 +558,7 @@ class OpenFlow:
         stats.remove(dpid)
         tx.put(self.net.slot_platform, platform._replace(stats=tuple(stats)))
         reply = PortStatsReply(dpid, load)
+        tx.origin = dpid
         self.run_app(tx, "on_port_stats", lambda app, state, out: app.on_port_stats(state, reply, out),
                      str(reply), None)
 

@@ -16,6 +16,31 @@ packets it sent to the controller (switch state, the ``ext:D`` slot). On a table
   the packet-in (the ordinary processing event) and the meter dropping the packet (the
   event :class:`MeterDropsPacket`).
 
+Several pending flow rules (3.3: "If a packet matches multiple rules, the highest priority
+rule is applied"), each with its own pending table: ``rules`` gives the rules above the one
+of ``match``, ``clone`` and ``action`` (the lowest), highest first, as
+``MATCH>CLONE[>ACTION]`` items separated by ``;`` (MATCH: ``any`` or ``FIELD:VALUE`` items,
+an IPv4 prefix for ``ip_src``/``ip_dst``; CLONE: the fields; ACTION: the rule's predefined
+action, by default ``action``). The paper's configurations of 5.1 (Table 2) are expressed
+so, within the fields the model's packets have (no EtherType, no IPv6, so no separate rules
+for Neighbor Discovery or IPv6 packets, and an ARP packet is told by its broadcast
+destination):
+
+* IP routing: ``rules=eth_dst:ff:ff:ff:ff:ff:ff>eth_src,ip_src,ip_dst;any>eth_src,
+  eth_dst,ip_src,ip_dst`` (ARP: the sender's hardware and protocol addresses and the
+  target's protocol address, the ARP header's fields the model has; IPv4: Ethernet and IP
+  addresses) above the Ethernet switching rule ``match=any,clone=in_port,eth_src,eth_dst``;
+* NAPT: a first rule per inside source prefix, ``ip_src:10.0.0.0/24>eth_src,eth_dst,ip_src,
+  ip_dst,tp_src,tp_dst,ip_proto``, above the IP routing rules.
+
+The global packet-in rate limit (the prototype's "Rate Control for Controllers", 4: "All
+Packet-In messages sent by a switch pass through this mechanism"): ``limit=global`` puts
+every packet-in of a table miss through it, a nondeterministic choice between sending it
+and the limit dropping the packet (the event :class:`MeterDropsPacket`); a dropped first
+packet has still added its pending entry, so its repeats are filtered. ``limit=none`` (the
+default) has no such limit. (An explicit output-to-controller action of an entry the app
+installed is not metered: the model's filtering is at a table miss.)
+
 Pending entries expire after their timeout ("Timeout for Table", 3.3): since the model has
 no clock, by the nondeterministic event :class:`PendingEntryExpires`, enabled for every
 entry at any time (``expire=event``), or never within a run (``expire=never``).
@@ -35,9 +60,9 @@ Clone fields by default (``clone=auto``) follow the paper's Table 2 by the kind 
 NAPT row's per-flow fields, so their clone fields are the header fields (addresses and
 ports): coarser clone fields would filter the first packet of a flow the app would route
 differently. Any other app gets the in-port and every header field (only exact repeats are
-filtered, as in the authors' earlier work [21]). The pending flow rule matches every
-packet unless ``match`` says otherwise; rules never expire within a run (as in the paper's
-evaluation, 5.2).
+filtered, as in the authors' earlier work [21]). The pending flow rule of ``match``,
+``clone`` and ``action`` matches every packet unless ``match`` says otherwise; rules never
+expire within a run (as in the paper's evaluation, 5.2).
 
 The switches are OpenFlow 1.0 switches (a table miss is where filtering applies); apps that
 speak OpenFlow 1.3 are refused.
@@ -48,6 +73,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple, Sequence
 
 from nice_attendre.errors import InputError
+from nice_attendre.models.addresses import in_prefix, is_prefix, normalise_prefix
 from nice_attendre.models.messages import FlowMod, PacketIn
 from nice_attendre.models.packet import HEADER_FIELDS, Flood, Header, Match, Packet
 from nice_attendre.models.protocols.lookahead import head_events, head_miss
@@ -84,8 +110,13 @@ class PendingRule(NamedTuple):
     action: str
 
     def matches(self, hdr: Header, in_port: int) -> bool:
-        """Whether a packet with ``hdr`` from ``in_port`` matches the rule."""
-        return all(_field(hdr, in_port, name) == value for name, value in self.match)
+        """Whether a packet with ``hdr`` from ``in_port`` matches the rule (an IPv4 prefix
+        value matches the addresses in it)."""
+        for name, value in self.match:
+            field = _field(hdr, in_port, name)
+            if field != value and not (is_prefix(value) and in_prefix(field, value)):
+                return False
+        return True
 
     def key(self, hdr: Header, in_port: int) -> Key:
         """The packet's clone-field values (the pending table's key)."""
@@ -112,6 +143,71 @@ def overlaps(rule: PendingRule, key: Key, match: Match) -> bool:
 
 
 PendingTables = tuple[tuple[Key, ...], ...]  # per rule, its entries' keys, sorted
+
+_MATCH = Param("match", "match", (), "")
+_CLONE = Param("clone", "list", (), "", choices=MATCH_FIELDS)
+_ACTION = Param("action", "choice", "rate-limit", "", choices=ACTIONS)
+
+
+def _rule_match(value: Any) -> tuple[tuple[str, Any], ...]:
+    """A rule's match, parsed, with IPv4 prefixes normalised (``ValueError`` if it is bad)."""
+    match = _MATCH._parse(value)
+    fields = []
+    for name, item in match:
+        if is_prefix(item):
+            if name not in ("ip_src", "ip_dst"):
+                raise ValueError(f"only ip_src and ip_dst take a prefix, not {name}={item!r}")
+            item = normalise_prefix(item)
+        fields.append((name, item))
+    return tuple(fields)
+
+
+class RulesParam(Param):
+    """The ``rules`` parameter: pending flow rules above the one of ``match``, ``clone`` and
+    ``action``, highest priority first. Text: ``MATCH>CLONE[>ACTION]`` items separated by
+    ``;`` (``none``: no rule); the library also takes a list of mappings with ``match``,
+    ``clone`` and ``action`` keys. Its canonical value is a tuple of (match, clone, action),
+    ``action`` ``None`` when the rule takes the ``action`` parameter's."""
+
+    def allowed(self) -> str:
+        return ("none, or MATCH>CLONE[>ACTION] items separated by ';' (MATCH: any or FIELD:VALUE items; "
+                f"CLONE: one or more of {', '.join(MATCH_FIELDS)}; ACTION: one of {', '.join(ACTIONS)})")
+
+    def _parse(self, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text in ("", "none"):
+                return ()
+            items: list[Any] = []
+            for part in text.split(";"):
+                pieces = [piece.strip() for piece in part.split(">")]
+                if len(pieces) not in (2, 3) or not all(pieces):
+                    raise ValueError(f"rule {part.strip()!r} is not MATCH>CLONE or MATCH>CLONE>ACTION")
+                items.append(dict(zip(("match", "clone", "action"), pieces)))
+        elif isinstance(value, (list, tuple)):
+            items = list(value)
+        else:
+            raise ValueError("expected MATCH>CLONE[>ACTION] rules")
+        rules = []
+        for item in items:
+            if isinstance(item, (list, tuple)) and len(item) in (2, 3):
+                item = dict(zip(("match", "clone", "action"), item))
+            if not isinstance(item, Mapping) or not {"match", "clone"} <= set(item) or \
+                    set(item) - {"match", "clone", "action"}:
+                raise ValueError("a rule has a match, clone fields and maybe an action")
+            action = item.get("action")
+            rules.append((_rule_match(item["match"]), _CLONE._parse(item["clone"]),
+                          None if action is None else _ACTION._parse(action)))
+        return tuple(rules)
+
+    def format(self, value: Any) -> str:
+        if not value:
+            return "none"
+        return ";".join(f"{_MATCH.format(match)}>{','.join(clone)}" + (f">{action}" if action else "")
+                        for match, clone, action in value)
+
+    def to_json(self, value: Any) -> Any:
+        return [{"match": dict(match), "clone": list(clone), "action": action} for match, clone, action in value]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,13 +244,18 @@ class PacketInFiltering(OpenFlow):
         Param("clone", "list", "auto", "the fields whose values a pending entry records; auto: in_port, "
               "eth_src, eth_dst for mac-learning (the paper's Ethernet switching), the header fields for "
               "route-flow and energy-te, every field for other apps", choices=MATCH_FIELDS, auto=True),
-        Param("match", "match", (), "the missed packets the pending flow rule takes; others are dropped"),
+        Param("match", "match", (), "the missed packets the (lowest) pending flow rule takes; a packet no "
+              "rule takes is dropped"),
         Param("action", "choice", "rate-limit", "predefined action on a packet whose values are pending",
               choices=ACTIONS),
         Param("expire", "choice", "event", "pending entries expire by a nondeterministic event, or never",
               choices=("event", "never")),
         Param("remove", "choice", "flow-mod", "a flow-mod for the flow removes its pending entries, or not",
               choices=("flow-mod", "never")),
+        RulesParam("rules", "match", (), "pending flow rules above the one of match, clone and action, "
+                   "highest priority first (each with its own pending table)"),
+        Param("limit", "choice", "none", "the switch's global packet-in rate limit: none, or global (every "
+              "packet-in of a table miss may be dropped by it)", choices=("none", "global")),
     )
 
     def __init__(self, net: "Network", settings: Mapping[str, Any] | None = None) -> None:
@@ -165,8 +266,14 @@ class PacketInFiltering(OpenFlow):
         clone = self.settings["clone"]
         if clone == "auto":
             clone = self.settings["clone"] = AUTO_CLONE.get(net.app.name, DEFAULT_CLONE)
-        #: The pending flow rules, highest priority first (one, from the parameters).
-        self.rules: tuple[PendingRule, ...] = (PendingRule(self.settings["match"], clone, self.settings["action"]),)
+        action = self.settings["action"]
+        #: The pending flow rules, highest priority first: ``rules``, then the one of
+        #: ``match``, ``clone`` and ``action``.
+        self.rules: tuple[PendingRule, ...] = tuple(
+            PendingRule(match, fields, rule_action or action) for match, fields, rule_action in self.settings["rules"]
+        ) + (PendingRule(_rule_match(self.settings["match"]), clone, action),)
+        #: Whether every packet-in of a table miss passes the global rate limit.
+        self.global_limit = self.settings["limit"] == "global"
         self._expiries: dict[tuple[int, int], tuple[PendingEntryExpires, ...]] = {}
         self._meter: dict[tuple[int, int, int, int, int], bool] = {}
 
@@ -199,6 +306,11 @@ class PacketInFiltering(OpenFlow):
         if key not in tables[index]:
             entries = tuple(sorted(tables[index] + (key,)))
             tx.put(slot, tables[:index] + (entries,) + tables[index + 1:])
+            if tx.choice == METER_DROP:
+                tx.note(lambda: f"s{dpid}: table miss for {packet} from port {in_port}; pending entry "
+                        f"{rule.describe_key(key)} added; the global packet-in rate limit drops it")
+                self.drop(tx, dpid, packet)
+                return
             tx.note(lambda: f"s{dpid}: table miss for {packet} from port {in_port}; pending entry "
                     f"{rule.describe_key(key)} added, buffered, packet-in sent")
             self._packet_in(tx, dpid, in_port, packet, table_id)
@@ -249,21 +361,23 @@ class PacketInFiltering(OpenFlow):
     # ---- the variant's events ----------------------------------------------------------
 
     def switch_events(self) -> tuple[SwitchEvents, ...]:
-        """Meter drops (by switch, port) when the first rule rate-limits, then (``expire=event``)
-        expiries (by switch, rule, entry): each decided by the switch's own slots."""
+        """Meter drops (by switch, port) when a rule rate-limits or the global limit is on,
+        then (``expire=event``) expiries (by switch, rule, entry): each decided by the
+        switch's own slots."""
         kinds = []
-        if self.rules[0].action == "rate-limit":
+        if self.global_limit or any(rule.action == "rate-limit" for rule in self.rules):
             kinds.append(SwitchEvents(("ext", "table", "ports"), self._meter_events))
         if self.settings["expire"] == "event":
             kinds.append(SwitchEvents(("ext",), self._switch_expiries))
         return tuple(kinds)
 
     def _meter_events(self, state: Sequence[int], dpid: int) -> tuple[MeterDropsPacket, ...]:
-        """A meter drop for each port of ``dpid`` whose head packet repeats a pending entry
-        of a rate-limited rule."""
+        """A meter drop for each port of ``dpid`` whose head packet would be a packet-in
+        through a meter: a repeat of a pending entry of a rate-limited rule, or (the global
+        limit) any packet-in of a table miss."""
         slot = self.net.slot_ext[dpid]
         ext = state[slot]
-        if not any(self.net._values[slot][ext]):
+        if not self.global_limit and not any(self.net._values[slot][ext]):
             return ()  # no pending entry: nothing to meter
         return head_events(self.net, state, dpid, ext, self._metered, MeterDropsPacket)
 
@@ -271,8 +385,10 @@ class PacketInFiltering(OpenFlow):
         return self._expiry_events(dpid, state[self.net.slot_ext[dpid]])
 
     def _metered(self, state: Sequence[int], dpid: int, port: int, table: int, ext: int, queue: int) -> bool:
-        """Whether the head packet of ``dpid``:``port`` would reach a pending entry of a
-        rate-limited rule (cached per table, pending tables and queue)."""
+        """Whether the head packet of ``dpid``:``port`` would be a packet-in through a meter:
+        it misses, a rule takes it, and it repeats a pending entry of a rate-limited rule or
+        (the global limit) goes to the controller at all (cached per table, pending tables
+        and queue)."""
         key = (dpid, port, table, ext, queue)
         found = self._meter.get(key)
         if found is None:
@@ -281,9 +397,11 @@ class PacketInFiltering(OpenFlow):
             if missed is not None:
                 packet, _table_id = missed
                 index = self.rule_for(packet.hdr, port)
-                if index >= 0 and self.rules[index].action == "rate-limit":
+                if index >= 0:
+                    rule = self.rules[index]
                     tables: PendingTables = self.net._values[self.net.slot_ext[dpid]][ext]
-                    found = self.rules[index].key(packet.hdr, port) in tables[index]
+                    pending = rule.key(packet.hdr, port) in tables[index]
+                    found = rule.action == "rate-limit" if pending else self.global_limit
             self._meter[key] = found
         return found
 

@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping
 
 from nice_attendre.checker import Limits, ProgressCallback, dfs
 from nice_attendre.errors import AppLoadError, InputError, Interrupted, StopRequest
+from nice_attendre.importing import Source, is_file, note_file, recording
 from nice_attendre.output import check_writable
 from nice_attendre.partition import FINGERPRINT, partition_named
 from nice_attendre.property import Metric, Property
@@ -36,29 +37,51 @@ DEFAULT_CHECKPOINT_SECONDS = 60.0
 
 @dataclass(frozen=True)
 class Run:
-    """A network built for verification, with the properties and metrics to check."""
+    """A network built for verification, with the properties and metrics to check, and the
+    user files it was built from (``sources``: each one's path and digest)."""
 
     network: Any
     properties: tuple[Property, ...]
     metrics: tuple[Metric, ...]
     packets: int
+    sources: tuple[Source, ...] = ()
 
 
 def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "openflow",
           properties: Any = None, app_options: Mapping[str, Any] | None = None,
           sender: str | None = None, receiver: str | None = None, count_load: bool = False,
-          instant_stats: bool | None = None, threaded_controller: bool = False,
+          instant_stats: bool | None = None, threaded_controller: bool | str = False,
           command_order: str = "fifo", flows: Any = None, scenario: Any = None,
-          faults: Mapping[str, int] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
+          faults: Mapping[str, int | str] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
           guard: CallGuard | None = None, memo: bool | int = True) -> Run:
     """Build the network and properties for one verification (see :func:`verify`).
 
     ``guard`` marks the network's calls into the app (a watchdog may interrupt them).
     ``memo``: memoise transitions (True: up to :data:`~nice_attendre.models.memo.MEMO_ENTRIES`,
-    a number: up to that many, False or 0: not at all); results are the same either way."""
+    a number: up to that many, False or 0: not at all); results are the same either way.
+
+    User files (an app, property or topology factory file, a topology or scenario file) are
+    loaded as they are now, an edited file afresh (:mod:`nice_attendre.importing`); the run's
+    ``sources`` say which versions were used."""
+    with recording() as sources:
+        run = _build(app, topology=topology, packets=packets, protocol=protocol, properties=properties,
+                     app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
+                     instant_stats=instant_stats, threaded_controller=threaded_controller,
+                     command_order=command_order, flows=flows, scenario=scenario, faults=faults,
+                     protocol_options=protocol_options, guard=guard, memo=memo)
+    return dataclasses.replace(run, sources=tuple(sources))
+
+
+def _build(app: Any, *, topology: Any, packets: int, protocol: Any, properties: Any,
+           app_options: Mapping[str, Any] | None, sender: str | None, receiver: str | None,
+           count_load: bool, instant_stats: bool | None, threaded_controller: bool, command_order: str,
+           flows: Any, scenario: Any, faults: Mapping[str, int] | None,
+           protocol_options: Mapping[str, Any] | str | None, guard: CallGuard | None,
+           memo: bool | int) -> Run:
+    """:func:`build`'s work, inside its :func:`~nice_attendre.importing.recording`."""
     from nice_attendre import properties as registry
     from nice_attendre.frontend.loading import load_app
-    from nice_attendre.models.faults import check_budgets
+    from nice_attendre.models.faults import split_budgets
     from nice_attendre.models.memo import MEMO_ENTRIES
     from nice_attendre.models.network import LOAD_COUNTERS, Network, Options
     from nice_attendre.models.protocols import resolve
@@ -68,15 +91,19 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "
         raise InputError(f"packets must be a whole number from 0 to {MAX_PACKETS}, got {packets!r}")
     app_obj = load_app(app, app_options)
     spec = resolve(protocol, protocol_options)  # fail early on an unknown name or a bad parameter
-    topo = load_topology(topology if topology is not None else app_obj.default_topology)
+    topo_spec = topology if topology is not None else app_obj.default_topology
+    topo = load_topology(topo_spec)
+    if isinstance(topo_spec, (str, Path)) and is_file(Path(topo_spec)):
+        note_file("topology file", topo_spec)
     if properties is None:
         properties = app_obj.default_properties or registry.DEFAULT_PROPERTIES
     wanted = registry.resolve(properties, app_obj)
     if instant_stats is None:
         instant_stats = getattr(app_obj, "instant_stats", False)
+    budgets, link_scope = split_budgets(faults) if faults else ((), "all")
     options = Options(monitors=registry.monitors_of(wanted), count_load=count_load,
-                      instant_stats=bool(instant_stats), threaded_controller=bool(threaded_controller),
-                      command_order=command_order, faults=check_budgets(faults) if faults else (),
+                      instant_stats=bool(instant_stats), threaded_controller=threaded_controller,
+                      command_order=command_order, faults=budgets, link_scope=link_scope,
                       memo=MEMO_ENTRIES if memo is True else int(memo))
     traffic = make_scenario(app_obj, topo, packets, sender, receiver, flows, scenario)
     description = _user_call(app_obj, "describe")
@@ -117,6 +144,7 @@ def make_scenario(app: Any, topology: Any, packets: int, sender: str | None, rec
         if not isinstance(scenario, (str, Path)):
             raise InputError(f"scenario must be a TOML file or a Scenario, got {type(scenario).__name__}")
         file_flows, moves = load_file(scenario)
+        note_file("scenario file", scenario)
         return Scenario.from_flows(topology, file_flows, moves)
     if isinstance(flows, str):
         flows = [flows]
@@ -174,7 +202,7 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
         check_shortest(workers, engine, resume, checkpoint)
         result = bfs(run.network, run.properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
                      metrics=run.metrics, progress=progress, watchdog=watchdog)
-        return dataclasses.replace(result, system=run.network)
+        return dataclasses.replace(result, system=run.network, sources=run.sources)
     if workers > 1 or engine != "processes":
         if checkpoint is not None or resume is not None:
             raise InputError("checkpoints are for the one-process search: drop --workers/--engine or --checkpoint")
@@ -195,7 +223,7 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
                                      call_seconds=None if watchdog is None else watchdog.call_seconds)
         result = partitioned(cluster, run.network, run.properties, limits=limits, keep_going=keep_going,
                              progress=progress, watchdog=watchdog)
-        return dataclasses.replace(result, system=run.network, partition=owned_by.describe())
+        return dataclasses.replace(result, system=run.network, partition=owned_by.describe(), sources=run.sources)
     if not math.isfinite(checkpoint_every) or checkpoint_every < 0:
         raise InputError(f"checkpoint_every must be a finite number of seconds >= 0, got {checkpoint_every}")
     identity: dict[str, Any] = {}
@@ -208,7 +236,7 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
     result = dfs(run.network, run.properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
                  metrics=run.metrics, progress=progress, watchdog=watchdog, checkpoint=save,
                  checkpoint_interval=checkpoint_every, resume=saved)
-    return dataclasses.replace(result, system=run.network)
+    return dataclasses.replace(result, system=run.network, sources=run.sources)
 
 
 def _warn(exc: Exception) -> None:
@@ -263,9 +291,9 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            max_depth: int | None = None, max_seconds: float | None = None,
            max_memory: int | None = None, max_handler_seconds: float | None = DEFAULT_HANDLER_SECONDS,
            keep_going: bool = False, fingerprint: bool = False, count_load: bool = False,
-           instant_stats: bool | None = None, threaded_controller: bool = False,
+           instant_stats: bool | None = None, threaded_controller: bool | str = False,
            command_order: str = "fifo", flows: Any = None, scenario: Any = None,
-           faults: Mapping[str, int] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
+           faults: Mapping[str, int | str] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
            checkpoint: str | Path | None = None, resume: str | Path | None = None,
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
@@ -287,12 +315,18 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     is always checked. Limits and ``keep_going`` as for :func:`nice_attendre.dfs`;
     ``max_seconds`` counts from the start (building the network included) and
     ``max_memory`` is in bytes of resident memory. ``max_handler_seconds`` bounds one app
-    handler call (longer is the violation ``app-exception``; ``None``: unbounded).
+    handler call (longer is the violation ``app-exception``; ``None``: unbounded). User code
+    that goes on 2 s after it was told to stop (a handler or property that catches what
+    stops it in a loop, or ignores the alarm) cannot be stopped from inside the process: the
+    process is then ended (``os._exit``) with ``nice-attendre: ...`` and why on stderr and
+    exit status 3, as the command line does, rather than hang for ever.
     ``count_load`` adds control-plane counters to the state and reports their min/max per
     complete execution in ``result.metrics``. ``threaded_controller`` lets controller
-    handler calls race (type-3 races); ``command_order="any"`` lets a switch execute pending
-    commands in any order no barrier forbids (see :mod:`nice_attendre.models.channels`).
-    ``faults`` gives fault budgets by kind (``{"loss": 1, "link": 1}``; see
+    handler calls race (type-3 races): ``"per-switch"`` (or ``True``: each switch's messages
+    in order) or ``"any"`` (also one switch's messages in any order); ``command_order="any"``
+    lets a switch execute pending commands in any order no barrier forbids (see
+    :mod:`nice_attendre.models.channels`). ``faults`` gives fault budgets by kind
+    (``{"loss": 1, "link": 1}``; a scoped link budget ``{"link": "1:switches"}``; see
     :mod:`nice_attendre.models.faults`). ``checkpoint``, ``resume`` and ``checkpoint_every``
     as for :func:`search`.
     ``protocol`` is a variant's name, optionally with parameters (``"pif:action=drop"``);
@@ -312,6 +346,10 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     search; ``max_depth`` is the deepest level); it refuses ``workers`` above 1, ``engine="ray"``,
     ``checkpoint`` and ``resume`` with :class:`~nice_attendre.errors.InputError`.
     ``memo`` memoises transitions (see :func:`build`): faster, the same results.
+
+    A file named by ``app``, ``properties``, ``topology`` or ``scenario`` is loaded as it is
+    at this call (edited since an earlier call: afresh), and ``result.sources`` lists each
+    such file with the SHA-256 of the content checked.
 
     ``result.ok`` is true only for a complete search without violation. A limit gives an
     ``incomplete`` verdict (the result of a limit reached while building has zero counts
@@ -338,12 +376,13 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
                        protocol_options=protocol_options, memo=memo)
         try:
             run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
-        except StopRequest as stop:  # a limit was reached while building
+            result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
+                            fingerprint=fingerprint, watchdog=watchdog, progress=progress, checkpoint=checkpoint,
+                            resume=resume, checkpoint_every=checkpoint_every, workers=workers, engine=engine,
+                            address=address, shortest=shortest, partition=partition)
+        except StopRequest as stop:  # a limit was reached before the search started (while building)
+            watchdog.unbind()  # the limits are off from here: the timer would raise it again
             return not_started(stop.reason, stop.signum, time.monotonic() - started)
-        result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
-                        fingerprint=fingerprint, watchdog=watchdog, progress=progress, checkpoint=checkpoint,
-                        resume=resume, checkpoint_every=checkpoint_every, workers=workers, engine=engine,
-                        address=address, shortest=shortest, partition=partition)
     if result.stop_reason == "interrupted":
         raise Interrupted(result.signal if result.signal is not None else signal.SIGINT, result)
     return result

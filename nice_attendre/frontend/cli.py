@@ -1,15 +1,17 @@
 """The command line. Thin: each command is one library call plus printing.
 
 Exit codes (named in :mod:`nice_attendre.frontend.exit_codes`): 0 complete and no violation, 1 a
-property violated, 2 bad input, 3 incomplete (a limit ended the search, no violation found),
+property violated, 2 bad input, 3 incomplete (a limit, a lost worker or a hard stop ended the search, no violation found),
 4 the app is not deterministic (or, for ``replay``, a saved trace diverges), 70 internal
-error (a bug in nice-attendre), 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP. SIGTERM and SIGHUP end a run like Ctrl-C: the partial report and
-JSON are written.
+error (a bug in nice-attendre), 74 the report could not be written (a full disk, an I/O
+error), 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, 141 a closed pipe. SIGTERM and SIGHUP end a
+run like Ctrl-C: the partial report and JSON are written.
 """
 from __future__ import annotations
 
 import json
 import signal
+import sys
 import textwrap
 import time
 import traceback
@@ -19,11 +21,18 @@ from typing import Any, Callable, NoReturn
 import click
 
 from nice_attendre.errors import InputError, NiceAttendreError, NondeterminismError, StopRequest
-from nice_attendre.frontend.exit_codes import EXIT_CODES_HELP, ExitCode, for_signal
+from nice_attendre.frontend.exit_codes import EXIT_CODES_HELP, ExitCode, for_signal, with_lost_output
 from nice_attendre.frontend.cli_common import (FiniteFloat, partitioned_search, _app_options, _check_output, _checkpoint_warning,
                                                _progress, _traffic, error_line, finish, internal_error_line,
                                                scenario_options, silence_stdout)
 from nice_attendre.frontend.report import signal_name
+
+
+def _status(code: Any) -> int:
+    """The process exit status ``sys.exit(code)`` gives (None: 0; a message: 1)."""
+    if code is None:
+        return 0
+    return code if isinstance(code, int) else 1
 
 
 #: Signals that end a run like Ctrl-C (what `timeout`, CI cancellation and `docker stop` send).
@@ -38,12 +47,50 @@ class _Group(click.Group):
       143 or 129;
     * exhausted memory outside a search -> 3;
     * the output's reader went away (a closed pipe) -> 141, silently;
+    * stdout or an output file could not be written (a full disk, an I/O error) -> 74, and a
+      failed write to stderr turns 0 or 3 into 74 (see :func:`main`);
     * anything else is a bug in nice-attendre -> 70.
 
     With ``--debug`` the traceback is printed too.
     """
 
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        """Click's ``main`` with the standard streams guarded
+        (:func:`nice_attendre.output.guard_streams`): a write to stdout that fails ends the
+        command with one line on stderr and exit 74; one to stderr is noted, and the run goes
+        on and then exits 74 in place of 0 or 3 (:func:`~nice_attendre.frontend.exit_codes.with_lost_output`)."""
+        from nice_attendre.output import StreamError, guard_streams
+
+        with guard_streams() as guard:
+            try:
+                return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+            except StreamError as exc:  # outside every command: --help, a usage error's message
+                click.echo(f"Error: {error_line(str(exc))}", err=True)
+                if not standalone_mode:
+                    raise
+                sys.exit(int(ExitCode.OUTPUT))
+            except SystemExit as stop:
+                code = _status(stop.code)
+                if guard.lost_output and with_lost_output(code) != code:
+                    raise SystemExit(with_lost_output(code)) from None
+                raise
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        """Click's, with a closed pipe (``--help | head``) exiting 141 and Ctrl-C 130 (Click
+        would exit 1, the code of a violation)."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError:
+            silence_stdout()
+            raise click.exceptions.Exit(int(ExitCode.BROKEN_PIPE)) from None
+        except KeyboardInterrupt as exc:
+            click.echo(f"interrupted ({signal_name(getattr(exc, 'signum', None))})", err=True)
+            raise click.exceptions.Exit(for_signal(getattr(exc, "signum", None))) from None
+
     def invoke(self, ctx: click.Context) -> Any:
+        from nice_attendre.output import OutputWriteError, StreamError
         from nice_attendre.watchdog import raise_interrupted
 
         saved = {signum: signal.getsignal(signum) for signum in TERMINATING}
@@ -54,6 +101,8 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
             raise
+        except (StreamError, OutputWriteError) as exc:  # a full disk, an I/O error: not a bug of ours
+            self._fail(ctx, f"Error: {error_line(str(exc))}", ExitCode.OUTPUT, show_traceback=False)
         except NiceAttendreError as exc:  # InputError and its kinds, ModelError
             code = ExitCode.NONDETERMINISTIC if isinstance(exc, NondeterminismError) else ExitCode.INPUT
             self._fail(ctx, f"Error: {error_line(str(exc)) or type(exc).__name__}", code)
@@ -151,7 +200,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            receiver: str | None, properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
            max_transitions: int | None, max_states: int | None, max_depth: int | None,
            max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
-           faults: tuple[str, ...], threaded_controller: bool, command_order: str, keep_going: bool,
+           faults: tuple[str, ...], threaded_controller: bool | str, command_order: str, keep_going: bool,
            fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
            checkpoint_every: float, resume_path: Path | None, no_memo: bool, shortest: bool = False,
@@ -197,9 +246,19 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                        **({"memo": False} if no_memo else {}))
         hard_header = {"app": app, "protocol": protocol, "topology": topology, "packets": packets}
         watchdog.on_hard_stop = hard_stop_writer(json_path, hard_header)  # user code that will not stop
+        progress = None
         try:
             run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
-        except StopRequest as stop:  # a limit reached while importing the app or building the network
+            watchdog.on_hard_stop = hard_stop_writer(json_path, {**hard_header, "app": run.network.app.describe()},
+                                                     run.network, [p.name for p in run.properties])
+            progress = _progress()
+            result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
+                            fingerprint=fingerprint, watchdog=watchdog, progress=progress,
+                            checkpoint=checkpoint_path, resume=resume_path, checkpoint_every=checkpoint_every,
+                            on_checkpoint_error=_checkpoint_warning, workers=workers, engine=engine,
+                            address=address, shortest=shortest, partition=partition)
+        except StopRequest as stop:  # a limit reached before the search started (importing the app, switch joins)
+            watchdog.unbind()  # the limits are off for the report: the timer would stop it too
             result = not_started(stop.reason, stop.signum, time.monotonic() - started)
             stopped_header = {"app": app, "protocol": protocol, "topology": topology, "packets": packets}
             limit = stop.reason
@@ -212,21 +271,16 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                  "--json")
 
             finish(result.verdict, result.signal, lambda: verdict_line(result), write_nothing, ctx)
-        net = run.network
-        watchdog.on_hard_stop = hard_stop_writer(json_path, {**hard_header, "app": net.app.describe()}, net,
-                                                 [p.name for p in run.properties])
-        progress = _progress()
-        try:
-            result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
-                            fingerprint=fingerprint, watchdog=watchdog, progress=progress,
-                            checkpoint=checkpoint_path, resume=resume_path, checkpoint_every=checkpoint_every,
-                            on_checkpoint_error=_checkpoint_warning, workers=workers, engine=engine,
-                            address=address, shortest=shortest, partition=partition)
         finally:
             if progress is not None:
                 progress.clear()
+        net = run.network
         narrate = CheckedNarrator(result, net.narrate, net.narrate_initial)
+        if narrate.interrupted is not None:  # the violations are reported all the same (exit 1)
+            click.echo(f"interrupted ({signal_name(narrate.interrupted)}) while narrating the traces; "
+                       "the report follows without the rest", err=True)
         header = network_header(net, [p.name for p in run.properties])
+        header.extend(("source", source.describe()) for source in run.sources)
         partitioned = partitioned_search(workers, engine, result.partition)
         if partitioned is not None:
             header.append(("search", partitioned))
@@ -240,8 +294,10 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         if checkpoint_path is not None:
             header.append(("checkpoint", str(checkpoint_path)))
 
-        def write() -> None:
+        def write_text() -> None:
             click.echo(text_report(result, header, narrate))
+
+        def write_json() -> None:
             if json_path is not None:
                 data = json_report(result, {"app": net.app.describe(), "protocol": net.protocol.name,
                                             "protocol_params": net.protocol.settings_json(),
@@ -249,18 +305,23 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "command_order": net.options.command_order,
                                             "faults": dict(zip(FAULT_KINDS, net.options.faults or
                                                                (0,) * len(FAULT_KINDS))),
+                                            "link_scope": net.options.link_scope,
                                             "threaded_controller": net.threaded,
                                             "topology": net.topology.name, "packets": packets,
                                             "traffic": net.scenario.describe(),
-                                            "properties": [p.name for p in run.properties]}, narrate)
+                                            "properties": [p.name for p in run.properties],
+                                            "sources": [source.as_json() for source in run.sources]}, narrate)
                 write_atomic(json_path, json.dumps(data, indent=2) + "\n", "--json")
+
+        def write_trace_file() -> None:
             if trace_path is not None:
                 from nice_attendre.frontend.trace_format import write_trace
 
                 if not write_trace(trace_path, trace_format, result, net, {"app": app, **options}, narrate, header):
                     click.echo("--trace-out: no violation with a trace; nothing written", err=True)
 
-        finish(result.verdict, result.signal, lambda: verdict_line(result), write, ctx)
+        finish(result.verdict, result.signal, lambda: verdict_line(result), (write_text, write_json, write_trace_file),
+               ctx)
 
 
 def _phrase(text: str) -> str:

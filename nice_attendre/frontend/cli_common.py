@@ -6,12 +6,11 @@ group, so there is no import cycle."""
 from __future__ import annotations
 
 import math
-import os
 import re
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable, NoReturn, Sequence
 
 import click
 
@@ -51,6 +50,21 @@ class FiniteFloat(click.ParamType):
         if number < self.low or (self.strict and number == self.low):
             self.fail(f"{value!r} must be {'above' if self.strict else 'at least'} {self.low:g}", param, ctx)
         return number
+
+
+class ThreadMode(click.ParamType):
+    """``--threaded-controller [per-switch|any]``: the way handler calls race (the option
+    alone is ``per-switch``; not given, ``False``: a single-threaded controller)."""
+
+    name = "per-switch|any"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from nice_attendre.models.channels import THREAD_MODES
+
+        if value is None or value is False or value in THREAD_MODES:
+            return value or False
+        self.fail(f"{value!r} is not one of {', '.join(THREAD_MODES)} (given alone, the option means "
+                  "per-switch: put it after the app, or write --threaded-controller=per-switch)", param, ctx)
 
 
 _SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
@@ -122,10 +136,12 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      show_default=True, metavar="S",
                      help="An app handler call that runs longer is the violation app-exception; a call to "
                           "a property of your own that does, a violation of that property."),
-        click.option("--threaded-controller", is_flag=True,
-                     help="Controller handler calls race, any number in flight (a superset of every fixed "
-                          "thread count): their commands interleave at each switch (type-3 races) and one "
-                          "switch's messages may be handled in any order."),
+        click.option("--threaded-controller", type=ThreadMode(), is_flag=False, flag_value="per-switch",
+                     default=False, metavar="[per-switch|any]",
+                     help="Controller handler calls race: their commands interleave at each switch (type-3 "
+                          "races). per-switch (the option alone): each switch's messages are handled in "
+                          "order, one call at a time, as os-ken does; any: any number of calls in flight "
+                          "(a superset of every fixed thread count), one switch's messages in any order too."),
         click.option("--fault", "faults", multiple=True, metavar="KIND=N",
                      help="Inject up to N faults of KIND (repeatable): loss, duplicate, reorder (packets on "
                           "a link), link (a link goes down, later up), control (a control message lost), "
@@ -224,42 +240,83 @@ def _checkpoint_warning(exc: Exception) -> None:
 def silence_stdout() -> None:
     """After a broken pipe: point stdout at the null device, so that Python's final flush
     of what is still buffered does not raise again at exit."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # no real file descriptor (a test's captured output)
-        pass
+    from nice_attendre.output import silence
+
+    silence(sys.stdout)
 
 
-def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: Callable[[], None],
+Writer = Callable[[], None]
+
+
+def _stdout_failed() -> bool:
+    """Whether writing to stdout has failed in this command (see :func:`nice_attendre.output.guard_streams`)."""
+    from nice_attendre.output import GuardedStream
+
+    stream = sys.stdout
+    return isinstance(stream, GuardedStream) and stream.failed
+
+
+def say_summary(line: str) -> None:
+    """Print a report's last line (``FAILED: ...``) on stdout, or on stderr once stdout has failed."""
+    click.echo(line, err=_stdout_failed())
+
+
+def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: Writer | Sequence[Writer],
            ctx: click.Context | None = None) -> NoReturn:
-    """Write the report of finished searches with ``write`` and exit with the verdict's code.
+    """Write the report of finished searches and exit with the verdict's code.
 
-    A violation already found is never lost: if writing is interrupted (Ctrl-C, SIGTERM),
-    fails (a full disk) or crashes, the ``summary`` line (``FAILED: ...``) is still printed
-    and the exit code is 1 for a violation; otherwise it is that of the interruption (130),
-    of bad output (2) or of an internal error (70).
+    ``write`` is one writer or several (the text on stdout, the JSON, the trace file), each
+    tried even when one before it failed, so that a full stdout does not lose the JSON. A
+    violation already found is never lost: the ``summary`` line (``FAILED: ...``) is printed
+    again when the report was cut short (on stderr if stdout failed) and the exit code is 1.
+    Otherwise:
+
+    * Ctrl-C, SIGTERM while writing: the writers left are skipped; the signal's code (130);
+    * the reader went away (a closed pipe on stdout): 141, silently;
+    * stdout or an output file could not be written (a full disk, an I/O error): one line
+      on stderr, 74;
+    * other bad input while writing: one line, 2;
+    * a bug of ours: one line (the traceback with ``--debug``), 70.
     """
+    from nice_attendre.output import OutputWriteError, StreamError
+
     violated = verdict == "violated"
     code = for_verdict(verdict, signum)
     debug = bool(ctx and ctx.obj and ctx.obj.get("debug"))
-    try:
-        write()
-    except KeyboardInterrupt as exc:
-        stopped_by = getattr(exc, "signum", None)
-        click.echo(f"interrupted ({signal_name(stopped_by)}) while writing the report", err=True)
-        click.echo(summary())
-        code = ExitCode.VIOLATION if violated else for_signal(stopped_by)
-    except BrokenPipeError:  # the reader went away (`| head`): the verdict's code stays
-        silence_stdout()
-        code = ExitCode.VIOLATION if violated else ExitCode.BROKEN_PIPE
-    except NiceAttendreError as exc:
-        click.echo(f"Error: {error_line(str(exc))}", err=True)
-        code = ExitCode.VIOLATION if violated else ExitCode.INPUT
-    except Exception as exc:  # noqa: BLE001 - a bug of ours while reporting
-        if debug:
-            traceback.print_exc()
-        click.echo(internal_error_line(exc), err=True)
-        click.echo(summary())
-        code = ExitCode.VIOLATION if violated else ExitCode.INTERNAL
+    failed: set[int] = set()
+    cut_short = False  # the summary line must be said again
+    for writer in ([write] if callable(write) else list(write)):
+        try:
+            writer()
+        except KeyboardInterrupt as exc:
+            stopped_by = getattr(exc, "signum", None)
+            click.echo(f"interrupted ({signal_name(stopped_by)}) while writing the report", err=True)
+            say_summary(summary())
+            code = ExitCode.VIOLATION if violated else for_signal(stopped_by)
+            sys.exit(int(code))
+        except BrokenPipeError:  # the reader went away (`| head`): the verdict's code stays
+            silence_stdout()
+            failed.add(ExitCode.BROKEN_PIPE)
+        except (StreamError, OutputWriteError) as exc:  # a full disk, an I/O error
+            click.echo(f"Error: {error_line(str(exc))}", err=True)
+            cut_short = cut_short or (isinstance(exc, StreamError) and violated)
+            failed.add(ExitCode.OUTPUT)
+        except NiceAttendreError as exc:
+            click.echo(f"Error: {error_line(str(exc))}", err=True)
+            failed.add(ExitCode.INPUT)
+        except Exception as exc:  # noqa: BLE001 - a bug of ours while reporting
+            if debug:
+                traceback.print_exc()
+            click.echo(internal_error_line(exc), err=True)
+            cut_short = True
+            failed.add(ExitCode.INTERNAL)
+    if cut_short:
+        say_summary(summary())
+    if violated:
+        code = ExitCode.VIOLATION
+    else:
+        for worst in (ExitCode.INTERNAL, ExitCode.OUTPUT, ExitCode.BROKEN_PIPE, ExitCode.INPUT):
+            if worst in failed:
+                code = worst
+                break
     sys.exit(int(code))

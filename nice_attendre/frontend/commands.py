@@ -4,8 +4,10 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -14,7 +16,7 @@ from nice_attendre.frontend.cli_common import (_app_options, _check_output, _che
 from nice_attendre.errors import InputError
 from nice_attendre.models.channels import describe_semantics
 from nice_attendre.models.faults import parse_budgets
-from nice_attendre.frontend.exit_codes import EXIT_CODES_HELP, for_signal
+from nice_attendre.frontend.exit_codes import EXIT_CODES_HELP, ExitCode, for_signal
 from nice_attendre.frontend.report import signal_name, table_lines
 
 #: Printed notes wrap at this width.
@@ -80,7 +82,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
             receiver: str | None, properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
             max_transitions: int | None, max_states: int | None, max_depth: int | None,
             max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
-            faults: tuple[str, ...], threaded_controller: bool, command_order: str, keep_going: bool,
+            faults: tuple[str, ...], threaded_controller: bool | str, command_order: str, keep_going: bool,
             fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
             json_path: Path | None, protocols: str, load: bool) -> None:
     """Verify APP under several protocols and compare the state spaces side by side.
@@ -108,48 +110,51 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
     net = next((row.result.system for row in rows if row.result.system is not None), None)
     app_text = net.app.describe() if net is not None else app
     topology_name = net.topology.name if net is not None else (topology or "(the app's default)")
-    click.echo(f"  app          {app_text}")
-    click.echo(f"  topology     {net.topology.describe() if net is not None else topology_name}")
-    click.echo(f"  traffic      {net.scenario.describe() if net is not None else '(not built)'}")
-    click.echo(f"  channels     {describe_semantics(command_order, threaded_controller)}")
-    for line in _parameter_lines(rows):
-        click.echo(line)
-    partitioned = partitioned_search(workers, engine, rows[0].result.partition if rows else None)
-    if partitioned is not None:
-        click.echo(f"  search       {partitioned}")
-    click.echo("")
     base = rows[0]
-    header = ["protocol", "transitions", "unique states", "revisits", "max depth", "time (s)",
-              f"{rows[0].protocol}/this", "search", "violations"]
-    if load:
-        header += [name.replace("_", "-") for name in LOAD_COUNTERS]
-    table = []
-    for row in rows:
-        stats = row.result.stats
-        line = [row.protocol, f"{stats.transitions:,}", f"{stats.unique_states:,}", f"{stats.revisits:,}",
-                str(stats.max_depth), f"{stats.elapsed:.2f}", _ratio_text(base, row),
-                "complete" if row.result.complete else f"INCOMPLETE ({row.result.stop_reason})",
-                ", ".join(dict.fromkeys(d.property for d in row.result.discoveries)) or "none"]
-        if load:
-            line += [("{}..{}".format(*row.load[name]) if name in row.load else "-") + ("" if row.load_complete else "*")
-                     for name in LOAD_COUNTERS]
-        table.append(line)
-    for text in table_lines(header, table, left=1, rule=False):
-        click.echo(text)
-    if load:
-        note = LOAD_NOTE + ("; * = that exploration was cut short" if not all(r.load_complete for r in rows) else "")
-        click.echo("")
-        click.echo(textwrap.fill(note, width=NOTE_WIDTH, initial_indent="  ", subsequent_indent="  "))
     stopped = [row for row in rows if row.interrupted]
-    if stopped:
-        skipped = names[len(rows):]
+
+    def write_table() -> None:
+        click.echo(f"  app          {app_text}")
+        click.echo(f"  topology     {net.topology.describe() if net is not None else topology_name}")
+        click.echo(f"  traffic      {net.scenario.describe() if net is not None else '(not built)'}")
+        click.echo(f"  channels     {describe_semantics(command_order, threaded_controller)}")
+        for line in _parameter_lines(rows):
+            click.echo(line)
+        partitioned = partitioned_search(workers, engine, rows[0].result.partition if rows else None)
+        if partitioned is not None:
+            click.echo(f"  search       {partitioned}")
         click.echo("")
-        click.echo(f"interrupted ({signal_name(stopped[0].result.signal)}) during {stopped[0].protocol}"
-                   + (f"; not run: {', '.join(skipped)}" if skipped else ""), err=True)
+        header = ["protocol", "transitions", "unique states", "revisits", "max depth", "time (s)",
+                  f"{rows[0].protocol}/this", "search", "violations"]
+        if load:
+            header += [name.replace("_", "-") for name in LOAD_COUNTERS]
+        table = []
+        for row in rows:
+            stats = row.result.stats
+            line = [row.protocol, f"{stats.transitions:,}", f"{stats.unique_states:,}", f"{stats.revisits:,}",
+                    str(stats.max_depth), f"{stats.elapsed:.2f}", _ratio_text(base, row),
+                    "complete" if row.result.complete else f"INCOMPLETE ({row.result.stop_reason})",
+                    ", ".join(dict.fromkeys(d.property for d in row.result.discoveries)) or "none"]
+            if load:
+                line += [("{}..{}".format(*row.load[name]) if name in row.load else "-") + ("" if row.load_complete else "*")
+                         for name in LOAD_COUNTERS]
+            table.append(line)
+        for text in table_lines(header, table, left=1, rule=False):
+            click.echo(text)
+        if load:
+            note = LOAD_NOTE + ("; * = that exploration was cut short" if not all(r.load_complete for r in rows) else "")
+            click.echo("")
+            click.echo(textwrap.fill(note, width=NOTE_WIDTH, initial_indent="  ", subsequent_indent="  "))
+        if stopped:
+            skipped = names[len(rows):]
+            click.echo("")
+            click.echo(f"interrupted ({signal_name(stopped[0].result.signal)}) during {stopped[0].protocol}"
+                       + (f"; not run: {', '.join(skipped)}" if skipped else ""), err=True)
+
     verdict = _overall_verdict(rows, len(names))
     signum = stopped[0].result.signal if stopped else None
 
-    def write() -> None:
+    def write_json() -> None:
         if json_path is not None:
             from nice_attendre.frontend.report import json_report
 
@@ -169,7 +174,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
         failed = ", ".join(dict.fromkeys(d.property for row in rows for d in row.result.discoveries))
         return f"FAILED: {failed}" if failed else f"{verdict.upper()}: no violation found"
 
-    finish(verdict, signum, summary, write, ctx)
+    finish(verdict, signum, summary, (write_table, write_json), ctx)
 
 
 def _overall_verdict(rows: list[Any], planned: int) -> str:
@@ -223,10 +228,13 @@ def bench() -> None:
 def _print_cell(cell: Any) -> None:
     params = " ".join(f"{k}={v}" for k, v in cell.spec.params)
     prefix = f"  {cell.spec.experiment} {cell.spec.protocol:<10} {params}:"
+    limit = getattr(cell, "stop_reason", None)
     if cell.status == "skipped":
-        click.echo(f"{prefix} skipped (a smaller cell exceeded the cap)", err=True)
+        why = f"not run (--{limit} reached)" if limit else "skipped (a smaller cell exceeded the cap)"
+        click.echo(f"{prefix} {why}", err=True)
     else:
-        marks = {"over-cap": "(cap reached) ", "violation": "(stopped at a violation) "}
+        marks = {"over-cap": f"(stopped by --{limit}) " if limit else "(cap reached) ",
+                 "violation": "(stopped at a violation) "}
         click.echo(f"{prefix} {cell.transitions:,} transitions {marks.get(cell.status, '')}in {cell.seconds:.1f} s",
                    err=True)
 
@@ -237,16 +245,72 @@ jobs_option = click.option("--jobs", "-j", default=1, show_default=True, type=cl
                                 "order as one at a time).")
 
 
-def _run_grids(grids: list[Any], cap: int, quiet: bool, jobs: int = 1) -> list[list[Any]]:
-    """Run each grid of specs (``jobs`` cells at a time); Ctrl-C ends the command with exit code 130."""
+def limit_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--max-seconds and --max-memory of the bench commands (see :class:`BenchLimits`)."""
+    from nice_attendre.frontend.cli_common import FiniteFloat, MemorySize
+
+    func = click.option("--max-memory", type=MemorySize(), default=None, metavar="SIZE",
+                        help="Stop a cell once its process uses more than SIZE (e.g. 4G): its count is then a "
+                             "lower bound; exit 3.")(func)
+    return click.option("--max-seconds", type=FiniteFloat(strict=True), default=None, metavar="S",
+                        help="Stop the whole benchmark S seconds after it started: the cells running then stop "
+                             "there (their counts are lower bounds), the others are not run; exit 3.")(func)
+
+
+@dataclass(frozen=True)
+class BenchLimits:
+    """The limits of a whole benchmark run: ``max_seconds`` from its start (``deadline``,
+    a ``time.time()``, shared with the worker processes of ``--jobs``), ``max_memory`` per
+    cell's process."""
+
+    max_seconds: float | None = None
+    max_memory: int | None = None
+    deadline: float | None = None
+
+    @classmethod
+    def start(cls, max_seconds: float | None, max_memory: int | None) -> "BenchLimits":
+        """The limits of a run starting now."""
+        return cls(max_seconds, max_memory, None if max_seconds is None else time.time() + max_seconds)
+
+    def describe(self) -> str | None:
+        """The report's line naming the limits (None without limits)."""
+        parts = ([f"--max-seconds {self.max_seconds:g} (the whole run)"] if self.max_seconds is not None else []) + \
+                ([f"--max-memory {self.max_memory:,} bytes (each cell)"] if self.max_memory is not None else [])
+        return f"limits: {', '.join(parts)}" if parts else None
+
+
+def _run_grids(grids: list[Any], cap: int, quiet: bool, jobs: int = 1,
+               limits: BenchLimits = BenchLimits()) -> list[list[Any]]:
+    """Run each grid of specs (``jobs`` cells at a time, within ``limits``); Ctrl-C ends the
+    command with exit code 130."""
     from nice_attendre.benchmarks.experiments import run_grid
 
+    extra = ({"deadline": limits.deadline} if limits.deadline is not None else {}) | \
+            ({"max_memory": limits.max_memory} if limits.max_memory is not None else {})
     try:
-        return [run_grid(specs, cap, None if quiet else _print_cell, jobs) for specs in grids]
+        return [run_grid(specs, cap, None if quiet else _print_cell, jobs, **extra) for specs in grids]
     except KeyboardInterrupt as exc:
         signum = getattr(exc, "signum", None)
         click.echo(f"interrupted ({signal_name(signum)})", err=True)
         sys.exit(for_signal(signum))
+
+
+def _end_bench(cells: list[Any], limits: BenchLimits) -> None:
+    """The report's last lines on the limits; exit 3 when one cut the run (never 0: its
+    tables are incomplete)."""
+    line = limits.describe()
+    if line is None:
+        return
+    cut = [cell for cell in cells if getattr(cell, "stop_reason", None) and cell.status != "skipped"]
+    not_run = [cell for cell in cells if getattr(cell, "stop_reason", None) and cell.status == "skipped"]
+    click.echo("")
+    click.echo(line)
+    if not cut and not not_run:
+        return
+    reasons = ", ".join(dict.fromkeys(f"--{cell.stop_reason}" for cell in [*cut, *not_run]))
+    click.echo(f"INCOMPLETE: {reasons} reached: {len(cut)} cell{'s' * (len(cut) != 1)} cut short (counts marked > are "
+               f"lower bounds), {len(not_run)} not run (-)")
+    sys.exit(int(ExitCode.INCOMPLETE))
 
 
 @bench.command(name="route-flow", epilog=EXIT_CODES_HELP)
@@ -259,8 +323,9 @@ def _run_grids(grids: list[Any], cap: int, quiet: bool, jobs: int = 1) -> list[l
               help="Write every cell to this CSV file.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print each cell as it finishes.")
 @jobs_option
+@limit_options
 def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_path: Path | None,
-                     quiet: bool, jobs: int) -> None:
+                     quiet: bool, jobs: int, max_seconds: float | None = None, max_memory: int | None = None) -> None:
     """Fig. 8: route-flow on linear topologies, 1-8 switches x 1-5 packets, per protocol."""
     from nice_attendre.benchmarks.experiments import cells_csv, grid_table, route_flow_specs
 
@@ -271,13 +336,15 @@ def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_
     specs = route_flow_specs(_range(switches, "--switches", MAX_SWITCHES), _range(packets, "--packets", MAX_PACKETS),
                              names)
     _check_output(csv_path, "--csv")
-    [cells] = _run_grids([specs], cap, quiet, jobs)
+    limits = BenchLimits.start(max_seconds, max_memory)
+    [cells] = _run_grids([specs], cap, quiet, jobs, limits)
     click.echo(f"Fig. 8 - route-flow, transitions per protocol (cap {cap:,} per cell)")
     click.echo(grid_table(cells, ["switches", "packets"], names,
                           [("openflow", "attendre"), ("openflow", "openflow-b"), ("openflow-b", "attendre")]))
     if csv_path is not None:
         _write(csv_path, cells_csv(cells), "--csv")
         click.echo(f"wrote {csv_path}")
+    _end_bench(cells, limits)
 
 
 @bench.command(name="paper", epilog=EXIT_CODES_HELP)
@@ -289,7 +356,9 @@ def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_
               help="Write Fig. 8 as a PNG (needs the 'plot' extra: matplotlib).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print each cell as it finishes.")
 @jobs_option
-def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: bool, jobs: int) -> None:
+@limit_options
+def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: bool, jobs: int,
+                max_seconds: float | None = None, max_memory: int | None = None) -> None:
     """Regenerate the paper's verification results: Fig. 8, Table II and Table III."""
     from nice_attendre.benchmarks.experiments import (PAPER_TABLE_II, PAPER_TABLE_III, PROTOCOLS, cells_csv,
                                            energy_te_specs, fig8_claims, grid_table, mac_learning_specs,
@@ -297,7 +366,9 @@ def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: 
 
     _check_output(csv_path, "--csv")
     _check_plot(plot_path)
-    route, mac, energy = _run_grids([route_flow_specs(), mac_learning_specs(), energy_te_specs()], cap, quiet, jobs)
+    limits = BenchLimits.start(max_seconds, max_memory)
+    route, mac, energy = _run_grids([route_flow_specs(), mac_learning_specs(), energy_te_specs()], cap, quiet, jobs,
+                                    limits)
     click.echo(f"Fig. 8 - route-flow, transitions per protocol (cap {cap:,} per cell)")
     click.echo(grid_table(route, ["switches", "packets"], list(PROTOCOLS),
                           [("openflow", "attendre"), ("openflow", "openflow-b"), ("openflow-b", "attendre")]))
@@ -317,3 +388,4 @@ def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: 
 
         write_with(plot_path, lambda temp: plot_fig8(route, str(temp)), "--plot")
         click.echo(f"wrote {plot_path}")
+    _end_bench([*route, *mac, *energy], limits)

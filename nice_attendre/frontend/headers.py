@@ -12,7 +12,8 @@ def network_header(net: Any, property_names: Iterable[str] | None = None) -> lis
 
     header = [("app", net.app.describe()), ("protocol", net.protocol.label()),
               ("channels", net.options.describe_channels()),
-              *([("faults", describe_budgets(net.options.faults))] if any(net.options.faults) else []),
+              *([("faults", describe_budgets(net.options.faults, net.options.link_scope))]
+                if any(net.options.faults) else []),
               ("topology", net.topology.describe()), ("traffic", net.scenario.describe())]
     if property_names is not None:
         header.append(("properties", ", ".join(property_names)))

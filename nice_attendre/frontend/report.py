@@ -21,20 +21,41 @@ class CheckedNarrator:
     :func:`nice_attendre.trace.narrate_trace`: a replay that leaves the recorded path raises
     :class:`~nice_attendre.errors.NondeterminismError`); calls then serve the recorded lines, so
     the text and JSON reports never run an app handler again.
+
+    Ctrl-C (or SIGTERM, SIGHUP: a ``KeyboardInterrupt``) while the traces are replayed stops
+    the narration, not the report: what was narrated so far is kept, the other steps are
+    shown by their events alone, and ``interrupted`` is the signal's number (SIGINT for a
+    plain ``KeyboardInterrupt``; None when the narration was complete). The violations found
+    are never lost to a signal that came after the search.
     """
 
     def __init__(self, result: Result, step_with_notes: Callable[[Any, Any], tuple[Any, list[str]]],
                  initial_with_notes: Callable[[], tuple[Any, list[str]]] | None = None) -> None:
+        import signal
+
         from nice_attendre.trace import narrate_trace
 
         self._said: dict[tuple[Any, Any], list[str]] = {}
         self._initial: dict[Any, list[str]] = {}
-        for discovery in result.discoveries:
-            if discovery.trace is not None:
-                narrate_trace(discovery.trace, step_with_notes, self._said)
-        if initial_with_notes is not None and any(d.trace is not None for d in result.discoveries):
-            state, lines = initial_with_notes()
-            self._initial[state] = lines
+        self.interrupted: int | None = None
+        try:
+            for discovery in result.discoveries:
+                if discovery.trace is not None:
+                    narrate_trace(discovery.trace, step_with_notes, self._said)
+            if initial_with_notes is not None and any(d.trace is not None for d in result.discoveries):
+                state, lines = initial_with_notes()
+                self._initial[state] = lines
+        except KeyboardInterrupt as exc:
+            signum = getattr(exc, "signum", None)
+            self.interrupted = signum if signum is not None else signal.SIGINT
+
+    @property
+    def note(self) -> str | None:
+        """The report's line saying the narration was cut short (None when it was not)."""
+        if self.interrupted is None:
+            return None
+        return (f"(narration interrupted by {signal_name(self.interrupted)}: later steps show their events "
+                "only)")
 
     def __call__(self, state: Any, event: Any) -> list[str]:
         return self._said.get((state, event), [])
@@ -54,6 +75,7 @@ STOP_REASONS = {
     "max-memory": "stopped by --max-memory",
     "out-of-memory": "out of memory",
     "interrupted": "interrupted by Ctrl-C",
+    "worker-lost": "a worker was lost",
 }
 
 
@@ -83,7 +105,8 @@ def stop_text(result: Result) -> str:
     reason = result.stop_reason or ""
     if reason == "interrupted":
         return f"interrupted by {signal_name(result.signal)}"
-    return STOP_REASONS.get(reason, reason)
+    text = STOP_REASONS.get(reason, reason)
+    return f"{text}: {printable(result.stop_detail)}" if result.stop_detail else text
 
 
 def verdict_line(result: Result) -> str:
@@ -229,6 +252,9 @@ def text_report(result: Result, header: Iterable[tuple[str, str]], narrate: Narr
     for index, (discovery, count) in enumerate(violation_groups(result.discoveries), start=1):
         lines.extend(group_lines(index, discovery, count, narrate))
         lines.append("")
+    note = getattr(narrate, "note", None)
+    if isinstance(note, str):
+        lines.extend([note, ""])
     lines.append(verdict_line(result))
     return "\n".join(printable(line) for line in lines)
 
@@ -254,8 +280,11 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
     ``--keep-going``) and ``initial``, the lines of step 0 (what the app did when the
     switches joined; empty when it did nothing); ``violations_by_property`` groups them: per property, in the order
     first violated, ``count`` violations and ``shortest``, the index in ``violations`` of the
-    shortest trace found (the one the text report shows)."""
+    shortest trace found (the one the text report shows). ``narration`` is present when the
+    narration of the traces was interrupted (see :class:`CheckedNarrator`): the steps not
+    narrated have no effects."""
     stats = result.stats
+    cut = getattr(narrate, "interrupted", None)
     return {
         **header,
         "transitions": stats.transitions,
@@ -266,6 +295,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "transitions_per_second": round(stats.transitions_per_second, 1),
         "complete": result.complete,
         "stop_reason": result.stop_reason,
+        "stop_detail": result.stop_detail,
         "verdict": result.verdict,
         "signal": signal_name(result.signal) if result.stop_reason == "interrupted" else None,
         "ok": result.ok,
@@ -287,6 +317,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
              "shortest": next(i for i, d in enumerate(result.discoveries) if d is shown)}
             for shown, count in violation_groups(result.discoveries)
         ],
+        **({"narration": f"interrupted by {signal_name(cut)}"} if isinstance(cut, int) else {}),
     }
 
 

@@ -112,8 +112,10 @@ _BUILD_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "protocol": ("a string", _text),
     "properties": ("a string or an array of strings", lambda v: _text(v) or _texts(v)),
     "command_order": ("a string", _text),
-    "threaded_controller": ("a boolean", lambda v: isinstance(v, bool)),
-    "faults": ("an object of whole numbers", lambda v: isinstance(v, dict) and all(map(_whole, v.values()))),
+    "threaded_controller": ("a boolean, \"per-switch\" or \"any\"",
+                            lambda v: isinstance(v, bool) or v in ("per-switch", "any")),
+    "faults": ("an object of whole numbers",  # a scoped link budget: "N:SCOPE"
+               lambda v: isinstance(v, dict) and all(_whole(n) or (k == "link" and _text(n)) for k, n in v.items())),
     "count_load": ("a boolean", lambda v: isinstance(v, bool)),
 }
 assert set(_BUILD_CHECKS) == set(BUILD_KEYS)
@@ -149,6 +151,8 @@ def check_document(data: Any, where: str = "trace") -> dict[str, Any]:
         what, check = _BUILD_CHECKS[key]
         if value is not None and not check(value):
             raise TraceFileError(f"{where}: build.{key} must be {what}, not {_name(value)}")
+    if build.get("threaded_controller") is True:  # written before per-switch threads: it meant any
+        build["threaded_controller"] = "any"
     for key in (build.get("app_options") or {}):
         if not key.isidentifier():
             raise TraceFileError(f"{where}: build.app_options: {key!r} is not an option name")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -20,6 +21,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from children import console, within_seconds
+from conftest import child_preexec
+import nice_attendre.frontend.api
 from nice_attendre.frontend.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,17 +39,15 @@ def run(*args: str) -> Result:
     return CliRunner().invoke(main, list(args))
 
 
-def script(*args: str, cwd: Path, timeout: float = 120, limit_memory: int | None = None) -> subprocess.CompletedProcess[str]:
-    """The console script in a child process (``limit_memory``: its address space, bytes)."""
-    found = shutil.which("nice-attendre", path=str(Path(sys.executable).parent))
-    assert found is not None
-
+def script(*args: str, cwd: Path, timeout: float = 120, limit_memory: int | None = None,
+           preloaded: bool = False) -> subprocess.CompletedProcess[str]:
+    """The console script in a child process (``limit_memory``: its address space, bytes;
+    ``preloaded``: see :data:`children.PRELOADED`), with SIGINT's default disposition."""
     def limit() -> None:
         if limit_memory is not None:
             resource.setrlimit(resource.RLIMIT_AS, (limit_memory, limit_memory))
 
-    return subprocess.run([found, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          preexec_fn=limit)
+    return console(*args, cwd=cwd, timeout=timeout, preloaded=preloaded, preexec=limit)
 
 
 def app(name: str) -> str:
@@ -165,6 +167,19 @@ def test_ctrl_c_before_the_search_exits_130(tmp_path: Path, where: str) -> None:
     assert proc.stdout == ""
 
 
+def test_ctrl_c_while_the_command_line_is_read_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Click turned it into "Aborted!" and exit 1, the code of a violation.
+    from nice_attendre.frontend import cli
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli._Group, "format_commands", interrupted)  # while --help is written
+    result = run("--help")
+    assert result.exit_code == 130, (result.output, result.exception)
+    assert result.stderr == "interrupted (Ctrl-C)\n"
+
+
 def test_sigterm_before_the_search_exits_143(tmp_path: Path) -> None:
     proc = script("verify", app("Signals"), "-o", "join=true", "-o", "name=SIGTERM", cwd=tmp_path)
     assert proc.returncode == 143, (proc.stdout, proc.stderr)
@@ -211,16 +226,71 @@ def test_unreachable_receiver_is_refused() -> None:
                                  "between them")
 
 
+NARRATION_SIGNALS = """
+import os
+import signal
+import sys
+
+from nice_attendre.apps.route_flow import RouteFlow
+
+
+def narrating() -> bool:
+    frame = sys._getframe()
+    while frame is not None:
+        if frame.f_code.co_name == "narrate_trace":
+            return True
+        frame = frame.f_back
+    return False
+
+
+class SignalsWhileNarrated(RouteFlow):
+    \"\"\"route-flow with a lost last hop, which sends its own process signal ``name`` when
+    its packet-in handler runs again to narrate a trace after the search.\"\"\"
+
+    def __init__(self, name: str = "SIGINT") -> None:
+        super().__init__(bug="forget-last-hop")
+        self.signum = getattr(signal, name)
+
+    def on_packet_in(self, state, ev, out):
+        if narrating():
+            os.kill(os.getpid(), self.signum)
+        return super().on_packet_in(state, ev, out)
+"""
+
+
+@pytest.mark.parametrize("name, said", [("SIGINT", "Ctrl-C"), ("SIGTERM", "SIGTERM")])
+def test_a_signal_while_a_trace_is_narrated_keeps_the_violations(tmp_path: Path, name: str, said: str) -> None:
+    # Issue 34: the run exited 130 (143) with no FAILED line and no JSON, hiding the violations
+    # the search had found; now the report is written with the narration cut short, exit 1.
+    spec = tmp_path / "narrated.py"
+    spec.write_text(NARRATION_SIGNALS)
+    out = tmp_path / "r.json"
+    proc = script("verify", f"{spec}:SignalsWhileNarrated", "-o", f"name={name}", "-t", "linear:2",
+                  "--keep-going", "--json", str(out), cwd=tmp_path)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert proc.stderr == (f"interrupted ({said}) while narrating the traces; the report follows without the "
+                           "rest\n")
+    lines = proc.stdout.splitlines()
+    assert lines[-1] == "FAILED: no-forgotten-packets, delivery"
+    assert f"(narration interrupted by {said}: later steps show their events only)" in lines
+    assert "VIOLATION 1: no-forgotten-packets (at quiescence)" in lines
+    data = json.loads(out.read_text())
+    assert (data["verdict"], data["narration"]) == ("violated", f"interrupted by {said}")
+    assert sorted({v["property"] for v in data["violations"]}) == ["delivery", "no-forgotten-packets"]
+    steps = [step for v in data["violations"] for step in v["trace"]]
+    assert steps and any(step["effects"] == [] for step in steps)  # cut short: events without effects
+
+
 # ---- 2. bounded time ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_max_seconds_bounds_a_run_whose_handler_sleeps(tmp_path: Path, workers: str) -> None:
-    # Each packet-in sleeps 2 s; the clock used to be read every 1024 transitions only
+    # Each packet-in sleeps 120 s; the clock used to be read every 1024 transitions only
     # (376 s under --max-seconds 1). The subprocess timeout would catch a hang. In worker
     # processes, the coordinator's stop reaches the handler through the worker's watchdog.
     out = tmp_path / "r.json"
-    proc = script("verify", app("Sleeps"), "-t", "linear:3", "-n", "2", "--max-seconds", "1",
-                  "--json", str(out), "--workers", workers, cwd=tmp_path, timeout=60)
+    proc, _ = within_seconds("verify", app("Sleeps"), "-o", "seconds=120", "-t", "linear:3", "-n", "2",
+                          "--json", str(out), "--workers", workers, cwd=tmp_path)
     assert proc.returncode == 3, (proc.stdout, proc.stderr)
     assert "  search           INCOMPLETE  (stopped by --max-seconds)" in proc.stdout.splitlines()
     data = json.loads(out.read_text())
@@ -237,6 +307,87 @@ def test_max_seconds_covers_building_the_network(tmp_path: Path) -> None:
                            "switch joins); nothing was explored\n")
     data = json.loads(out.read_text())
     assert (data["verdict"], data["stop_reason"], data["transitions"]) == ("incomplete", "max-seconds", 0)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_bench_max_seconds_bounds_the_whole_run(tmp_path: Path, jobs: str) -> None:
+    # Issue 34: bench had no --max-seconds. Route-flow on 5 switches with 2 packets is millions
+    # of transitions: no machine finishes that cell in half a second, so the limit cuts it
+    # (or, with --jobs, the cells the workers start after it), and the run is never complete.
+    out = tmp_path / "cells.csv"
+    result = run("bench", "route-flow", "--switches", "5-8", "--packets", "2-3", "--protocols", "openflow",
+                 "--max-seconds", "0.5", "--csv", str(out), "--jobs", jobs)
+    assert result.exit_code == 3, (result.output, result.exception)  # incomplete, never 0
+    lines = result.stdout.splitlines()
+    assert lines[-2] == "limits: --max-seconds 0.5 (the whole run)"
+    cut, not_run = (int(n) for n in re.fullmatch(
+        r"INCOMPLETE: --max-seconds reached: (\d+) cells? cut short \(counts marked > are lower bounds\), "
+        r"(\d+) not run \(-\)", lines[-1]).groups())  # type: ignore[union-attr]
+    assert cut + not_run >= 1
+    counts = [line.split()[2] for line in lines[3:11]]
+    assert all(count == "-" or count.startswith(">") for count in counts), counts  # no cell complete
+    statuses = [row.split(",")[-1] for row in out.read_text().splitlines()[1:]]
+    assert "complete" not in statuses and any(status.endswith("(max-seconds)") for status in statuses)
+
+
+def test_bench_max_memory_and_bad_limits(tmp_path: Path) -> None:
+    result = run("bench", "route-flow", "--switches", "1", "--packets", "1", "--protocols", "openflow",
+                 "--max-memory", "1M", "-q")
+    assert result.exit_code == 3, (result.output, result.exception)  # this process already uses more
+    assert result.stdout.splitlines()[-2:] == ["limits: --max-memory 1,048,576 bytes (each cell)",
+                                                "INCOMPLETE: --max-memory reached: 0 cells cut short (counts marked "
+                                                "> are lower bounds), 1 not run (-)"]
+    for bad in (["--max-seconds", "nan"], ["--max-seconds", "0"], ["--max-memory", "lots"]):
+        refused = run("bench", "paper", *bad)
+        assert refused.exit_code == 2 and "Invalid value" in refused.stderr, bad
+    fine = run("bench", "route-flow", "--switches", "1", "--packets", "1", "--max-seconds", "600", "-q")
+    assert fine.exit_code == 0, fine.output
+    assert fine.stdout.splitlines()[-1] == "limits: --max-seconds 600 (the whole run)"
+
+
+def test_a_limit_that_stopped_the_build_does_not_stop_its_report(monkeypatch: pytest.MonkeyPatch,
+                                                                 tmp_path: Path) -> None:
+    # Found on a busy machine: after --max-seconds stopped the build, the watchdog's timer
+    # went on raising the stop at every tick, so a report slower than a tick (here: its JSON
+    # takes half a second) was cut: no JSON, and "reached before the search" on stderr.
+    import nice_attendre.frontend.report
+
+    real = nice_attendre.frontend.report.json_report
+
+    def slow(*args: object, **kwargs: object) -> object:
+        time.sleep(0.5)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(nice_attendre.frontend.report, "json_report", slow)
+    out = tmp_path / "r.json"
+    result = run("verify", app("Sleeps"), "-o", "join=true", "-o", "seconds=30", "--max-seconds", "0.2",
+                 "--max-handler-seconds", "60", "--json", str(out))
+    assert result.exit_code == 3, (result.output, result.exception)
+    assert result.stderr == ""
+    assert json.loads(out.read_text())["stop_reason"] == "max-seconds"
+
+
+def test_a_limit_reached_between_the_build_and_the_search(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # The same race: the limit came after the network was built but before the search
+    # started (here: half a second passes in between); the stop escaped the command (no JSON)
+    # and the library (a StopRequest, not a result).
+    from nice_attendre import verify
+
+    real = nice_attendre.frontend.api.search
+
+    def late(*args: object, **kwargs: object) -> object:
+        time.sleep(0.5)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(nice_attendre.frontend.api, "search", late)
+    out = tmp_path / "r.json"
+    result = run("verify", "route-flow", "--max-seconds", "0.2", "--json", str(out))
+    assert result.exit_code == 3, (result.output, result.exception)
+    assert result.stderr == ""
+    assert result.stdout.startswith("INCOMPLETE: --max-seconds reached")
+    assert json.loads(out.read_text())["stop_reason"] == "max-seconds"
+    cut = verify("route-flow", max_seconds=0.2)
+    assert (cut.verdict, cut.stop_reason, cut.stats.transitions) == ("incomplete", "max-seconds", 0)
 
 
 def test_compare_when_a_limit_stops_the_build(tmp_path: Path) -> None:
@@ -298,22 +449,44 @@ def test_a_property_stuck_in_a_loop_violates_itself_with_its_trace(tmp_path: Pat
 def test_max_seconds_and_sigterm_stop_a_search_inside_a_property(tmp_path: Path, workers: str) -> None:
     """--max-seconds stopped nothing while a predicate slept (the loop never got control
     back), and one SIGTERM only asked for a clean stop that never came."""
-    started = time.monotonic()
-    proc = script("verify", "route-flow", "-t", "linear:2", "-p", f"{CARELESS_PROPERTIES}:SLEEPS",
-                  "--max-handler-seconds", "120", "--max-seconds", "1", "--workers", workers, cwd=tmp_path,
-                  timeout=50)
-    assert proc.returncode == 3, (proc.stdout, proc.stderr)
-    assert time.monotonic() - started < 45
+    proc, _ = within_seconds("verify", "route-flow", "-t", "linear:2", "-p", f"{CARELESS_PROPERTIES}:SLEEPS",
+                          "--max-handler-seconds", "120", "--workers", workers, cwd=tmp_path)
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)  # the predicate sleeps 60 s: the timeout catches a hang
     assert "  search           INCOMPLETE  (stopped by --max-seconds)" in proc.stdout.splitlines()
     assert "Traceback" not in proc.stderr
+    # SIGTERM once the predicate sleeps (it says so in a file: no guess of how long the
+    # child takes to get there on a busy machine).
+    sleeping = tmp_path / "sleeping"
+    predicate = tmp_path / "announces.py"
+    predicate.write_text(f"""import time
+from pathlib import Path
+
+from nice_attendre.properties.custom import always
+
+
+def _sleeps(view) -> bool:
+    if view.hosts["h2"].received_from("h1"):
+        Path({str(sleeping)!r}).touch()
+        time.sleep(60)
+    return True
+
+
+SLEEPS = always("sleeps", _sleeps, "sleeps for a minute after the first delivery, and says so")
+""")
     found = shutil.which("nice-attendre", path=str(Path(sys.executable).parent))
     assert found is not None
-    child = subprocess.Popen([found, "verify", "route-flow", "-t", "linear:2", "-p", f"{CARELESS_PROPERTIES}:SLEEPS",
+    child = subprocess.Popen([found, "verify", "route-flow", "-t", "linear:2", "-p", f"{predicate}:SLEEPS",
                               "--max-handler-seconds", "120", "--workers", workers], cwd=tmp_path,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3)  # well inside the sleeping predicate
-    child.send_signal(signal.SIGTERM)
-    stdout, stderr = child.communicate(timeout=40)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=child_preexec())
+    try:
+        for _ in range(6000):  # five minutes at most: a busy machine, not a fixed guess
+            if sleeping.exists() or child.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert sleeping.exists(), child.poll()
+    finally:
+        child.send_signal(signal.SIGTERM)
+    stdout, stderr = child.communicate(timeout=120)
     assert child.returncode == 143, (stdout, stderr)
     assert "INTERRUPTED: no violation in the part explored" in stdout, (stdout, stderr)
 
@@ -386,9 +559,10 @@ def test_a_failed_json_write_never_hides_the_violation() -> None:
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-def test_a_failed_json_write_of_a_passing_run_is_exit_2() -> None:
+def test_a_failed_json_write_of_a_passing_run_is_exit_74() -> None:
+    # Issue 34: a full disk is lost output (74), not bad input (2: the path was fine).
     result = run("verify", "route-flow", "--json", "/dev/full")
-    assert result.exit_code == 2, result.output
+    assert result.exit_code == 74, result.output
     assert result.stdout.splitlines()[-1] == "OK: no property violated"
 
 
@@ -669,6 +843,7 @@ def test_help_lists_the_exit_codes() -> None:
 
 # ---- the library: verify ------------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("sigint_default")
 def test_library_ctrl_c_keeps_the_partial_result_and_reraises() -> None:
     # The README's `assert verify(...).ok` used to pass when interrupted.
     from nice_attendre import verify

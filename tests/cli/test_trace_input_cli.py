@@ -79,7 +79,8 @@ def test_the_saved_trace_reproduces(tmp_path: Path) -> None:
     (edited(build__properties=[1]), "build.properties must be a string or an array of strings, not an array"),
     (edited(build__flows={"h1": "h2"}), "build.flows must be a string or an array of strings, not an object"),
     (edited(build__faults={"loss": "1"}), "build.faults must be an object of whole numbers, not an object"),
-    (edited(build__threaded_controller="yes"), "build.threaded_controller must be a boolean, not a string"),
+    (edited(build__threaded_controller="yes"),
+     'build.threaded_controller must be a boolean, "per-switch" or "any", not a string'),
     (edited(build__topology=["linear:2"]), "build.topology must be a string, not an array"),
     (edited(build__app=["mac-learning"]), "build.app is missing or not a string"),
     (edited(version=True), "trace format version True is not supported"),
@@ -205,8 +206,9 @@ BUILD_VALUES = {
     "sender": st.sampled_from(["h1", "h2", "h9"]),
     "receiver": st.sampled_from(["h1", "h2", "h9"]),
     "command_order": st.sampled_from(["fifo", "any", "x"]),
-    "threaded_controller": st.booleans(),
-    "faults": st.dictionaries(st.sampled_from(["loss", "link", "x"]), st.integers(-1, 2), max_size=2),
+    "threaded_controller": st.one_of(st.booleans(), st.sampled_from(["per-switch", "any"])),
+    "faults": st.dictionaries(st.sampled_from(["loss", "link", "x"]), st.integers(-1, 2), max_size=2)
+    | st.fixed_dictionaries({"link": st.sampled_from(["1:switches", "1:hosts", "2:all", "1:x", "x:hosts"])}),
     "count_load": st.booleans(),
 }
 

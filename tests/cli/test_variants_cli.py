@@ -38,21 +38,22 @@ def test_verify_prints_the_protocol_with_every_parameter(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[:2] == [
         "  app            route-flow",
-        "  protocol       pif:clone=in_port,eth_src,eth_dst,match=any,action=drop,expire=event,remove=flow-mod",
+        "  protocol       pif:clone=in_port,eth_src,eth_dst,match=any,action=drop,expire=event,remove=flow-mod,"
+        "rules=none,limit=none",
     ]
     data = json.loads(out.read_text())
     assert data["protocol"] == "pif"
     assert data["protocol_params"] == {"clone": ["in_port", "eth_src", "eth_dst"], "match": {}, "action": "drop",
-                                       "expire": "event", "remove": "flow-mod"}
+                                       "expire": "event", "remove": "flow-mod", "rules": [], "limit": "none"}
     assert data["protocol_spec"] == ("pif:clone=in_port,eth_src,eth_dst,match=any,action=drop,expire=event,"
-                                     "remove=flow-mod")
+                                     "remove=flow-mod,rules=none,limit=none")
     assert (data["transitions"], data["unique_states"]) == (22241, 7829)
 
 
 def test_verify_header_resolves_auto_clone_fields_for_the_app() -> None:
     result = run("verify", "mac-learning", "-n", "1", "-P", "pif")
     assert "  protocol       pif:clone=in_port,eth_src,eth_dst,match=any,action=rate-limit,expire=event," \
-           "remove=flow-mod" in result.stdout.splitlines()
+           "remove=flow-mod,rules=none,limit=none" in result.stdout.splitlines()
 
 
 def test_verify_json_of_a_variant_without_parameters(tmp_path: Path) -> None:
@@ -73,7 +74,8 @@ def test_verify_finds_the_packet_pif_drops() -> None:
 
 @pytest.mark.parametrize(("protocol", "message"), [
     ("pif:acton=drop",
-     "Error: unknown pif parameter 'acton'; did you mean 'action'? (known: clone, match, action, expire, remove)"),
+     "Error: unknown pif parameter 'acton'; did you mean 'action'? "
+     "(known: clone, match, action, expire, remove, rules, limit)"),
     ("buffer:capacity=lots",
      "Error: protocol buffer: bad value 'lots' for capacity; allowed: a whole number from 0 to 256"),
     ("batch:timer=sometimes", "Error: protocol batch: bad value 'sometimes' for timer; allowed: one of event, never"),
@@ -122,7 +124,8 @@ def test_compare_takes_variants_with_parameters(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[4:8] == [
-        "  parameters   pif:clone=in_port,eth_src,eth_dst,match=any,action=drop,expire=event,remove=flow-mod",
+        "  parameters   pif:clone=in_port,eth_src,eth_dst,match=any,action=drop,expire=event,remove=flow-mod,"
+        "rules=none,limit=none",
         "               buffer:granularity=flow,capacity=16,timeout=never",
         "               batch:threshold=2,timer=event",
         "",
@@ -224,7 +227,7 @@ def test_bench_variants_tables(tiny: tuple[Result, Path, Path]) -> None:
         "      ok       ok",
         "",
         "variants:",
-        "  pif-drop     pif:clone=auto,match=any,action=drop,expire=never,remove=flow-mod",
+        "  pif-drop     pif:clone=auto,match=any,action=drop,expire=never,remove=flow-mod,rules=none,limit=none",
         "  flow-buffer  buffer:granularity=flow,capacity=16,timeout=never",
         "  batch        batch:threshold=2,timer=event",
         "  (clone=auto: in_port,eth_src,eth_dst for mac-learning, the header fields for route-flow and energy-te)",
@@ -247,7 +250,7 @@ def test_bench_variants_csv(tiny: tuple[Result, Path, Path]) -> None:
     by_cell = {(r[0], r[1], r[3], r[4]): r[:seconds] + r[seconds + 1:] for r in rows[1:]}
     assert len(by_cell) == 30
     assert by_cell[("route-flow", "pif:action=drop,expire=never", "1", "2")][2] == (
-        "pif:clone=auto,match=any,action=drop,expire=never,remove=flow-mod")
+        "pif:clone=auto,match=any,action=drop,expire=never,remove=flow-mod,rules=none,limit=none")
     assert by_cell[("route-flow", "pif:action=drop,expire=never", "1", "2")][5:] == [
         "64", "45", "20", "14", "complete", "2", "2", "2", "2", "0", "0", "0", "0", "ok", "ok", "ok", "FAIL", "ok"]
     assert by_cell[("mac-learning", "batch", "2", "1")][5:] == [
@@ -286,9 +289,10 @@ def test_bench_variants_default_protocols_use_short_names() -> None:
                                 "pif-flood", "pif-meter", "no-buffer", "buffer-1", "flow-buffer", "batch-2"]
     assert lines[3].split() == ["2", "3", "1", "156", "77", "73", "156", "156", "274", "192", "156", "156", "468"]
     assert lines[-8:] == [
-        "  pif-drop     pif:clone=auto,match=any,action=drop,expire=never,remove=flow-mod",
-        "  pif-flood    pif:clone=auto,match=any,action=flood,expire=never,remove=flow-mod",
-        "  pif-meter    pif:clone=auto,match=any,action=rate-limit,expire=event,remove=flow-mod",
+        "  pif-drop     pif:clone=auto,match=any,action=drop,expire=never,remove=flow-mod,rules=none,limit=none",
+        "  pif-flood    pif:clone=auto,match=any,action=flood,expire=never,remove=flow-mod,rules=none,limit=none",
+        "  pif-meter    pif:clone=auto,match=any,action=rate-limit,expire=event,remove=flow-mod,rules=none,"
+        "limit=none",
         "  no-buffer    buffer:granularity=packet,capacity=0,timeout=never",
         "  buffer-1     buffer:granularity=packet,capacity=1,timeout=never",
         "  flow-buffer  buffer:granularity=flow,capacity=16,timeout=never",

@@ -257,7 +257,7 @@ NEVER_SAVED = {"SwitchEvents", "ProtocolSpec", "Param", "Flow", "HostSpec", "Sce
                "BarrierRequestRequest", "Received", "Sent", "InFlight", "HostView", "SwitchView", "View", "Link",
                "HeldMessages",
                "PathDelays", "DelayParams", "Summary", "Mechanism", "BarrierGapClaim", "WorstBeatsBestClaim",
-               "WorstBeatsShareClaim", "Claims", "DelayStudy", "Tx", "TrackingTx", "MemoTx"}
+               "WorstBeatsShareClaim", "Claims", "DelayStudy", "Tx", "TrackingTx", "MemoTx", "RulesParam"}
 
 
 def test_every_value_class_of_the_model_is_admitted_or_declared_never_saved() -> None:

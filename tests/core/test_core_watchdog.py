@@ -1,7 +1,9 @@
 """The watchdog: a time limit on calls into user code, limits and signals that stop a search cleanly.
 
 The systems here mark their calls into "user code" with a :class:`CallGuard`, as the network
-marks app handlers. Signals are sent to this process only while a watchdog handles them.
+marks app handlers. Signals are sent to this process only while a watchdog handles them, and
+with SIGINT's default handler (the ``sigint_default`` fixture: a suite run in the background
+starts with SIGINT ignored, which a watchdog leaves alone).
 """
 from __future__ import annotations
 
@@ -109,18 +111,21 @@ class SignalAt(Counter):
         return super().apply(state, event)
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_ctrl_c_stops_the_search_after_the_transition_in_flight() -> None:
     result = dfs(SignalAt(5))
     assert (result.stop_reason, result.verdict, result.signal) == ("interrupted", "interrupted", signal.SIGINT)
     assert result.stats.counts() == (5, 6, 0, 5)  # the fifth transition completed
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_a_second_ctrl_c_interrupts_at_once() -> None:
     result = dfs(SignalAt(5, times=2))
     assert result.stop_reason == "interrupted"
     assert result.stats.counts() == (4, 5, 0, 4)  # the fifth apply did not return
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_signals_outside_a_search_interrupt_at_once() -> None:
     with pytest.raises(Interrupted) as stopped:
         with Watchdog():

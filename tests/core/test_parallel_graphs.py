@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nice_attendre import Limits, Metric, Property, dfs
-from nice_attendre.parallel import InProcessCluster, ProcessCluster, WorkerError, search
+from nice_attendre.parallel import InProcessCluster, ProcessCluster, search
 from test_core_dfs_graphs import Graph, graphs
 
 SETTINGS = settings(max_examples=120, deadline=None)
@@ -207,10 +207,14 @@ class Dying(Graph):
         return super().apply(state, event)
 
 
-def test_a_worker_that_dies_is_an_error_not_a_result() -> None:
+def test_a_worker_that_dies_ends_the_search_incomplete() -> None:
+    """A worker that exits mid-search is lost: the result is incomplete (never ok), says
+    which worker and how it ended, and keeps the counts of the levels completed."""
     graph = Dying(4, ((0, "a", 1), (1, "b", 2), (2, "c", 3)), (0,))
-    with pytest.raises(WorkerError, match="ended unexpectedly"):
-        partitioned(graph, 2, processes=True)
+    result = partitioned(graph, 2, processes=True)
+    assert (result.complete, result.ok, result.stop_reason) == (False, False, "worker-lost")
+    assert result.stop_detail is not None and result.stop_detail.endswith("exited with code 3")
+    assert result.stats.transitions == 2  # levels 0 and 1; level 2's expansion killed its worker
 
 
 class Chain:
@@ -323,6 +327,7 @@ class Fan:
         return event
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_a_signal_to_the_watchdog_stops_the_workers_within_a_level() -> None:
     """Ctrl-C (here SIGINT sent by a timer) reaches a search bound to the command's
     watchdog: the workers end the level they are expanding early, and the result has the

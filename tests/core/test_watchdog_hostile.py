@@ -18,6 +18,7 @@ from nice_attendre.models.app import is_app_failure
 from nice_attendre.watchdog import CallGuard, Watchdog
 
 from test_core_limits_time import Counter
+from test_core_watchdog import UserCode
 from tests_data_apps import path
 
 
@@ -75,24 +76,9 @@ def test_a_keyboard_interrupt_is_the_apps_own_only_when_ctrl_c_cannot_raise_one(
 
 # ---- 2. a limit swallowed by a bare except still holds -------------------------------------------------
 
-class Guarded(Counter):
-    """0 -> 1 -> ... -> length whose ``apply`` calls ``user(state)`` through the guard, as the
-    network calls app handlers; a call that timed out leads to -1 (the "app exception")."""
-
-    def __init__(self, user, length: int) -> None:
-        super().__init__(length)
-        self.guard = CallGuard()
-        self.user = user
-
-    def apply(self, state: int, event: str) -> int:
-        try:
-            self.guard.run(self.user, state)
-        except CallTimeout:
-            return -1
-        return state + 1
-
-    def enabled(self, state: int) -> tuple[str, ...]:
-        return () if state < 0 else super().enabled(state)
+#: 0 -> 1 -> ... -> length whose ``apply`` calls ``user(state)`` through the guard, as the
+#: network calls app handlers; a call that timed out leads to -1 (the "app exception").
+Guarded = UserCode
 
 
 def swallow_once(state: int, at: int) -> None:

@@ -95,7 +95,7 @@ def test_the_app_gets_its_own_barrier_reply_with_its_xid() -> None:
 def test_threaded_barrier_orders_only_its_own_batch() -> None:
     """Two handler calls' batches: a barrier in one does not wait for the other's commands."""
     net = Network(Scenario.ping(load_topology("linear:1"), 2), TwoEntries(fence=True), "openflow",
-                  Options(command_order="any", threaded_controller=True))
+                  Options(command_order="any", threaded_controller="any"))
     state = Trace.from_events(net, [HostSend("h1"), HostSend("h1"), SwitchProcessPacket(1, 1),
                                     SwitchProcessPacket(1, 1), ControllerHandle(1), ControllerHandle(1)]).final
     assert len(net.value(state, "cmdq:1")) == 2
@@ -109,7 +109,7 @@ def test_threaded_barrier_orders_only_its_own_batch() -> None:
     assert sorted(map(str, taken)) == sorted(map(str, [fence, one, two]))
 def test_threaded_controller_handles_one_switchs_messages_in_either_order() -> None:
     net = Network(Scenario.ping(load_topology("linear:1"), 2), TwoEntries(), "openflow",
-                  Options(threaded_controller=True))
+                  Options(threaded_controller="any"))
     state = Trace.from_events(net, [HostSend("h1"), HostSend("h1"), SwitchProcessPacket(1, 1),
                                     SwitchProcessPacket(1, 1)]).final
     handles = [e for e in net.enabled(state) if isinstance(e, ControllerHandle)]

@@ -49,22 +49,27 @@ def test_commands_of_one_call_keep_their_order() -> None:
         SwitchProcessCommand(2, 0)]
 
 
-THREADED = {  # (protocol, switches, packets) -> counts with a threaded controller
-    ("openflow", 1, 2): (170, 105, 66, 18),
+THREADED = {  # (protocol, switches, packets) -> counts with a threaded controller (per-switch)
+    ("openflow", 1, 2): (80, 50, 31, 18),
     ("openflow", 2, 1): (68, 41, 28, 16),
-    ("openflow", 2, 2): (4740, 1644, 3097, 30),
-    ("openflow-b", 2, 2): (658, 364, 295, 34),
+    ("openflow", 2, 2): (2396, 897, 1500, 30),
+    ("openflow-b", 2, 2): (281, 161, 121, 34),
 }
 
 
 @pytest.mark.parametrize("protocol,switches,packets", sorted(THREADED))
 def test_type_3_races_grow_openflow(protocol: str, switches: int, packets: int) -> None:
+    """Per-switch threads: calls for one switch are sequential, so one switch (linear:1) has
+    no type-3 race, nor OpenFlow-B's route-flow (one packet-in switch per flow); calls for
+    two switches race (models/test_links_threads.py pins the ``any`` threads)."""
     single = verify("route-flow", topology=f"linear:{switches}", packets=packets, protocol=protocol)
     threaded = verify("route-flow", topology=f"linear:{switches}", packets=packets, protocol=protocol,
                       threaded_controller=True)
     assert threaded.ok and threaded.complete
     assert threaded.stats.counts() == THREADED[(protocol, switches, packets)]
-    assert threaded.stats.transitions > single.stats.transitions
+    assert threaded.stats.transitions >= single.stats.transitions
+    if protocol == "openflow" and switches > 1:
+        assert threaded.stats.transitions > single.stats.transitions
 
 
 @pytest.mark.parametrize("switches,packets", [(1, 1), (1, 2), (2, 1), (2, 2), (3, 2), (1, 3)])

@@ -89,7 +89,7 @@ def test_only_a_link_failure_reveals_an_app_that_never_reroutes(protocol: str) -
     assert verify(app, app_options={"bug": "ignore-failures"}, packets=2, topology=square(), protocol=protocol).ok
     stuck = verify(app, app_options={"bug": "ignore-failures"}, faults={"link": 1}, **options)
     (found,) = stuck.discoveries
-    assert found.property == "no-stale-routes" and "nothing is attached" in found.reason
+    assert found.property == "no-stale-routes" and "whose link is down" in found.reason
     assert any(str(event).startswith("FAULT: the link at") for event in found.trace.events)
     rerouted = verify(app, faults={"link": 1}, **options)
     if protocol != "openflow-b":

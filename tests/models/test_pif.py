@@ -225,7 +225,7 @@ def test_clone_fields_by_default_follow_the_papers_table_2_by_app() -> None:
     mine = network(app=Mine())
     assert mine.protocol.settings["clone"] == MATCH_FIELDS
     assert mine.protocol.label() == ("pif:clone=in_port,eth_src,eth_dst,ip_src,ip_dst,tp_src,tp_dst,ip_proto,match=any,"
-                                     "action=rate-limit,expire=event,remove=flow-mod")
+                                     "action=rate-limit,expire=event,remove=flow-mod,rules=none,limit=none")
     assert network("pif:clone=eth_dst").protocol.settings["clone"] == ("eth_dst",)
 
 

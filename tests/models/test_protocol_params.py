@@ -10,7 +10,7 @@ from nice_attendre.models.protocols import (ProtocolSpec, protocol_class, protoc
 from nice_attendre.models.protocols.params import Param, split_protocol_list, split_spec
 
 PIF_DEFAULTS = (("clone", "auto"), ("match", ()), ("action", "rate-limit"), ("expire", "event"),
-                ("remove", "flow-mod"))
+                ("remove", "flow-mod"), ("rules", ()), ("limit", "none"))
 
 
 # ---- the syntax --------------------------------------------------------------------------
@@ -88,7 +88,8 @@ def test_the_label_parses_back_to_the_same_spec() -> None:
 
 @pytest.mark.parametrize(("protocol", "options", "message"), [
     ("pif:acton=drop", None,
-     "unknown pif parameter 'acton'; did you mean 'action'? (known: clone, match, action, expire, remove)"),
+     "unknown pif parameter 'acton'; did you mean 'action'? "
+     "(known: clone, match, action, expire, remove, rules, limit)"),
     ("pif:action=dro", None, "protocol pif: bad value 'dro' for action; allowed: one of drop, flood, rate-limit"),
     ("buffer:capacity=300", None,
      "protocol buffer: bad value '300' for capacity; allowed: a whole number from 0 to 256"),
