@@ -15,7 +15,10 @@ lookup results); the state is a tuple of interned ids, one per *slot*:
 * ``alerts``: what monitors observed on transitions (loops, black holes, packet-ins that
   break direct paths, app exceptions); empty in every correct state;
 * ``history`` (only with the one-packet-in-per-flow monitor): flows that caused a
-  packet-in; ``load`` (only when counting control-plane load): message counters.
+  packet-in; ``expired`` (only with the direct-paths monitors): flows that start over
+  because an entry of theirs timed out, and their packets excused (see
+  :meth:`Hosts.entry_expires`); ``load`` (only when
+  counting control-plane load): message counters.
 
 Queues hold ids of interned items (packets and messages). Every transition copies the
 tuple of slot ids and rebuilds only the slots it changes (structural sharing).
@@ -61,7 +64,9 @@ _NOTHING = object()  # no attribute of that name
 #: always run. Three keep history in the state while they run: ``one-packet-in-per-flow``
 #: (flows that caused a packet-in), ``direct-paths`` (``Packet.followup``: sent after a
 #: packet of its flow reached the destination) and ``strict-direct-paths`` (``Packet.late``:
-#: sent after its hosts had exchanged packets both ways).
+#: sent after its hosts had exchanged packets both ways); the two direct-paths monitors also
+#: keep the ``expired`` slot (see :meth:`Hosts.entry_expires`), which changes only when an
+#: entry times out.
 MONITORS = ("no-forwarding-loops", "no-black-holes", "direct-paths", "strict-direct-paths",
             "one-packet-in-per-flow", "delivery")
 
@@ -344,7 +349,7 @@ class Network:
             SwitchProcessPacket: lambda tx, ev: self.protocol.switch_packet(tx, ev.dpid, ev.port),
             SwitchProcessCommand: lambda tx, ev: self.protocol.switch_command(tx, ev.dpid, ev.batch, ev.pick),
             ControllerHandle: lambda tx, ev: self.protocol.controller_handle(tx, ev.dpid, ev.pick),
-            SwitchEntryExpires: lambda tx, ev: self.protocol.expire(tx, ev.dpid, ev.index, ev.reason),
+            SwitchEntryExpires: self._entry_expires,
         }
         if self.faults is not None:
             self._handlers.update({LinkFault: self.faults.link_fault, LinkChange: self.faults.link_change,
@@ -401,6 +406,12 @@ class Network:
             if not self.incremental:
                 # the search's apply: memo lookups and replays in one call (see TransitionMemo.applier)
                 self.apply = self.memo.applier(self._apply_missed)  # type: ignore[method-assign]
+
+    def _entry_expires(self, tx: Tx, ev: SwitchEntryExpires) -> None:
+        """A flow entry times out (the variant removes it); the direct-paths monitors note it."""
+        if self.slot_expired >= 0:
+            self.hosts.entry_expires(tx, tx.get(self.slot_table[ev.dpid])[ev.index].match)
+        self.protocol.expire(tx, ev.dpid, ev.index, ev.reason)
 
     def _apply_missed(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """``apply`` of a transition the memo does not know: run it and store it."""
@@ -478,6 +489,9 @@ class Network:
         self.slot_ctrlq = {d: slot(f"ctrlq:{d}", "queue") for d in topo.switches}
         self.slot_alerts = slot("alerts", "alerts")
         self.slot_history = slot("history", "history") if "one-packet-in-per-flow" in self.options.monitors else -1
+        #: Only while a direct-paths property is checked (it alone reads it): see Hosts.entry_expires.
+        self.slot_expired = (slot("expired", "expired")
+                             if {"direct-paths", "strict-direct-paths"} & self.options.monitors else -1)
         self.slot_load = slot("load", "load") if self.options.count_load else -1
         self.slot_faults = slot("faults", "faults") if any(self.options.faults) else -1
         self._slot_interners = slot_interners
@@ -617,6 +631,8 @@ class Network:
         tx.put(self.slot_alerts, ())
         if self.slot_history >= 0:
             tx.put(self.slot_history, ())
+        if self.slot_expired >= 0:
+            tx.put(self.slot_expired, ((), ()))
         if self.slot_load >= 0:
             tx.put(self.slot_load, (0,) * len(LOAD_COUNTERS))
         if self.faults is not None:

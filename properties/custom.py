@@ -2,7 +2,8 @@
 
 A predicate gets a :class:`~nice_attendre.models.view.View` (hosts' sent and received
 packets with headers, packets in flight, each switch's table, buffer and pending commands,
-the app's state) and returns whether the claim holds. Build one with :func:`always`,
+messages to the controller and those OpenFlow-B holds at the platform, the app's state, the
+topology, which links are up, the fault budgets left) and returns whether the claim holds. Build one with :func:`always`,
 :func:`at_quiescence`, :func:`sometimes` or :func:`on_transition`; the result is a
 :class:`PropertySpec`, which ``verify(properties=[...])`` and ``--property file.py:name``
 accept next to the registered names::

@@ -369,7 +369,9 @@ class OpenFlow:
         net = self.net
         packet = msg.packet
         hdr = packet.hdr
-        if packet.followup or packet.late:  # only set while (strict-)direct-paths is monitored
+        # only set while (strict-)direct-paths is monitored; a packet on its way when an
+        # entry of its flow timed out is not judged (Hosts.entry_expires)
+        if (packet.followup or packet.late) and not net.hosts.excused(tx, packet):
             dst = net.host_of_mac.get(hdr.eth_dst)
             src = net.host_of_mac.get(hdr.eth_src)
             if dst is not None and (hdr, packet.origin, packet.seq) not in tx.get(net.slot_host[dst]).received:
