@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Sequence, TypeVar
 
 from nice_attendre.errors import CallTimeout, Interrupted, StopRequest, UnsupportedFeature
-from nice_attendre.models.messages import (DEFAULT_PRIORITY, NO_TIMEOUTS, BarrierReply, BufferId, FlowMod,
+from nice_attendre.models.messages import (DEFAULT_PRIORITY, NO_TIMEOUTS, TABLE, BarrierReply, BufferId, FlowMod,
                                            FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatus, Timeouts)
 from nice_attendre.models.packet import (HEADER_FIELDS, Action, Flood, GotoTable, Match, Output, Packet,
                                          SetField, ToController)
@@ -282,16 +282,16 @@ def _known(valid: set[Any] | None, value: Any) -> bool:
         return False
 
 
-def _plain_actions(actions: Any, kinds: tuple[type, ...] = (tuple,)) -> bool:
-    """Whether ``actions`` is a sequence of one of ``kinds`` holding Outputs to int ports,
-    Floods and ToControllers (the fast path; anything else, GotoTable included, gets the
-    full check)."""
+def _plain_actions(actions: Any, kinds: tuple[type, ...] = (tuple,), entry: bool = True) -> bool:
+    """Whether ``actions`` is a sequence of one of ``kinds`` holding Outputs to int ports
+    (for an ``entry``'s actions, not to TABLE), Floods and ToControllers (the fast path;
+    anything else, GotoTable included, gets the full check)."""
     if type(actions) not in kinds:
         return False
     for action in actions:
         kind = type(action)
         if kind is Output:
-            if type(action.port) is not int:
+            if type(action.port) is not int or (entry and action.port == TABLE):
                 return False
         elif kind is not Flood and kind is not ToController:
             return False
@@ -318,9 +318,11 @@ def _check_match(call: str, match: Any) -> None:
         raise BadRequest(f"{call}: match in_port must be an int or None, got {_show(match.in_port)}")
 
 
-def _check_actions(call: str, actions: Any, table_id: int = 0) -> tuple[Action, ...]:
+def _check_actions(call: str, actions: Any, table_id: int = 0, entry: bool = True) -> tuple[Action, ...]:
     """The actions as a tuple; each an Output (int port), Flood, ToController, SetField or
-    GotoTable (to a later table)."""
+    GotoTable (to a later table). ``entry``: they are a flow entry's, where an Output to
+    TABLE is refused: OpenFlow allows OFPP_TABLE only in a packet-out's actions, and a switch
+    answers a flow-mod using it with an error (OFPET_BAD_ACTION, OFPBAC_BAD_OUT_PORT)."""
     if not isinstance(actions, (list, tuple)):
         raise BadRequest(f"{call}: actions must be a list or tuple of actions, got {_show(actions)}")
     for action in actions:
@@ -328,6 +330,9 @@ def _check_actions(call: str, actions: Any, table_id: int = 0) -> tuple[Action, 
         if kind is Output:
             if not _is_int(action.port):
                 raise BadRequest(f"{call}: Output port must be an int, got {_show(action.port)}")
+            if entry and action.port == TABLE:
+                raise BadRequest(f"{call}: Output(TABLE) is valid only in a packet-out's actions; a switch "
+                                 "refuses a flow entry with it (OFPET_BAD_ACTION, OFPBAC_BAD_OUT_PORT)")
         elif kind is GotoTable:
             if not _is_int(action.table_id) or not table_id < action.table_id <= MAX_TABLE_ID:
                 raise BadRequest(f"{call}: GotoTable must go to a later table (after {table_id}, up to "
@@ -387,7 +392,8 @@ class Out:
         (a flow-mod/packet-out). ``idle_timeout``/``hard_timeout`` (seconds, 0 = never) let
         the entry expire (at any moment: time is not modelled); with ``notify_removed`` the
         switch tells the app (``on_flow_removed``). Raises :class:`BadRequest` for a
-        malformed argument.
+        malformed argument, and for ``Output(TABLE)`` among the actions of an entry (OpenFlow
+        allows it only in a packet-out; a switch refuses such a flow-mod).
         """
         valid = self._valid
         if valid is not None and type(dpid) is int and type(priority) is int and 0 <= priority <= MAX_PRIORITY \
@@ -412,7 +418,7 @@ class Out:
             if valid is not None:
                 valid.add(match)
         _check_number(call, "table_id", table_id, 0, MAX_TABLE_ID)
-        checked = _check_actions(call, actions, table_id)
+        checked = _check_actions(call, actions, table_id, entry=not command.startswith("delete"))
         _check_number(call, "priority", priority, 0, MAX_PRIORITY)
         _check_buffer_id(call, buffer_id)
         timeouts = _timeouts(call, idle_timeout, hard_timeout, notify_removed)
@@ -422,14 +428,14 @@ class Out:
                    in_port: int = 0, packet: Packet | None = None) -> None:
         """Apply ``actions`` at ``dpid`` to the buffered packet ``buffer_id`` (or ``packet``).
         Raises :class:`BadRequest` for a malformed argument."""
-        if type(dpid) is int and type(in_port) is int and in_port >= 0 and _plain_actions(actions, _SEQUENCES) \
+        if type(dpid) is int and type(in_port) is int and in_port >= 0 and _plain_actions(actions, _SEQUENCES, False) \
                 and ((type(buffer_id) is tuple and len(buffer_id) == 3 and packet is None)
                      or (buffer_id is None and type(packet) is Packet)):
             self.requests.append(PacketOutRequest(dpid, tuple(actions), buffer_id, in_port, packet))
             return  # the common case, checked inline
         call = "out.packet_out"
         _check_dpid(call, dpid)
-        checked = _check_actions(call, actions)
+        checked = _check_actions(call, actions, entry=False)
         _check_buffer_id(call, buffer_id)
         if packet is not None and type(packet) is not Packet:
             raise BadRequest(f"{call}: packet must be a Packet (such as ev.packet), got {_show(packet)}")
@@ -466,7 +472,7 @@ class Out:
                     break
                 actions = hop.actions
                 if not (type(actions) is tuple and len(actions) == 1 and type(actions[0]) is Output
-                        and type(actions[0].port) is int) and not _plain_actions(actions):
+                        and type(actions[0].port) is int and actions[0].port >= 0) and not _plain_actions(actions):
                     break
                 try:
                     if hop.match not in valid:
