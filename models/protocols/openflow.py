@@ -2,9 +2,10 @@
 
 Switch: a packet is matched against the flow tables (highest priority first); on a hit the
 entry's actions are applied, on a table miss the packet is buffered under a buffer id and
-a packet-in goes to the controller. Commands: flow-mod (add, modify, delete; with a buffer id it
-is a flow-mod/packet-out and the entry's actions are applied to the buffered packet, as in
-OpenFlow 1.0), packet-out, barrier request, port-statistics request.
+a packet-in goes to the controller. Commands: flow-mod (add, modify, delete; an add or a
+modify with a buffer id is a flow-mod/packet-out: its actions are applied to the buffered
+packet, as in OpenFlow 1.0, or in 1.3 the packet goes through the table), packet-out,
+barrier request, port-statistics request.
 
 Platform: runs the app's handlers, catches their exceptions (reported as the alert
 ``app-exception``) and sends what the app asked for; ``install_path`` becomes one flow-mod
@@ -451,9 +452,10 @@ class OpenFlow:
         return entry
 
     def flow_mod(self, tx: "Tx", dpid: int, msg: FlowMod) -> None:
-        """Install the entry; for a flow-mod/packet-out, apply its actions to the buffered packet."""
-        entry = self.install(tx, dpid, msg)
-        if msg.buffer_id is not None and entry is not None:
+        """Change the table; for a flow-mod/packet-out, then apply its actions to the buffered
+        packet (see :func:`releases`)."""
+        self.install(tx, dpid, msg)
+        if releases(msg):
             self.release_buffered(tx, dpid, msg.buffer_id, self.release_actions(msg))
 
     def release_actions(self, msg: FlowMod) -> tuple[Any, ...]:
@@ -694,6 +696,15 @@ class OpenFlow:
             for dpid, messages in outbox.items():  # in the order first sent: deterministic
                 send(tx, dpid, messages)
         tx.outbox = None
+
+
+def releases(msg: FlowMod) -> bool:
+    """Whether flow-mod ``msg`` also releases a buffered packet: it names a buffer id and is
+    not a delete. OpenFlow applies an add's or a modify's buffer id whatever the table
+    change did (1.0: "buffered packet to apply to"; 1.3: a flow-mod with a buffer id is the
+    flow-mod followed by a packet-out to OFPP_TABLE, "regardless of the table to which the
+    flow mod refers"); only OFPFC_DELETE and OFPFC_DELETE_STRICT ignore it."""
+    return msg.buffer_id is not None and not msg.command.startswith("delete")
 
 
 def _trail(trail: tuple[tuple[int, int], ...]) -> str:

@@ -51,7 +51,7 @@ from nice_attendre.errors import InputError
 from nice_attendre.models.messages import FlowMod, PacketIn
 from nice_attendre.models.packet import HEADER_FIELDS, Flood, Header, Match, Packet
 from nice_attendre.models.protocols.lookahead import head_events, head_miss
-from nice_attendre.models.protocols.openflow import OpenFlow, SwitchEvents
+from nice_attendre.models.protocols.openflow import OpenFlow, SwitchEvents, releases
 from nice_attendre.models.protocols.params import MATCH_FIELDS, Param
 
 if TYPE_CHECKING:
@@ -231,7 +231,7 @@ class PacketInFiltering(OpenFlow):
         """OpenFlow's flow-mod; one that adds an entry then replaces the pending entries it
         overlaps (``remove=flow-mod``; see the module docstring)."""
         entry = self.install(tx, dpid, msg)
-        if msg.buffer_id is not None and entry is not None:
+        if releases(msg):
             self.release_buffered(tx, dpid, msg.buffer_id, self.release_actions(msg))
         if self.settings["remove"] != "flow-mod" or entry is None:
             return
