@@ -171,7 +171,8 @@ class PacketInFiltering(OpenFlow):
         self._meter: dict[tuple[int, int, int, int, int], bool] = {}
 
     def event_handlers(self) -> dict[type, Callable[["Tx", Any], None]]:
-        return {**super().event_handlers(), MeterDropsPacket: self.meter_drop, PendingEntryExpires: self.expire}
+        return {**super().event_handlers(), MeterDropsPacket: self.meter_drop,
+                PendingEntryExpires: self.expire_pending}
 
     def initial_switch_state(self, dpid: int) -> PendingTables:
         return ((),) * len(self.rules)
@@ -300,7 +301,7 @@ class PacketInFiltering(OpenFlow):
         tx.choice = METER_DROP
         self.switch_packet(tx, ev.dpid, ev.port)
 
-    def expire(self, tx: "Tx", ev: PendingEntryExpires) -> None:
+    def expire_pending(self, tx: "Tx", ev: PendingEntryExpires) -> None:
         """A pending entry times out."""
         slot = self.net.slot_ext[ev.dpid]
         tables: PendingTables = tx.get(slot)
