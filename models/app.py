@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Sequence, TypeVar
 
 from nice_attendre.errors import CallTimeout, Interrupted, StopRequest, UnsupportedFeature
+from nice_attendre.models.addresses import is_prefix, normalise_prefix
 from nice_attendre.models.messages import (DEFAULT_PRIORITY, NO_TIMEOUTS, TABLE, BarrierReply, BufferId, FlowMod,
                                            FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatus, Timeouts)
 from nice_attendre.models.packet import (HEADER_FIELDS, Action, Flood, GotoTable, Match, Output, Packet,
@@ -313,9 +314,24 @@ def _check_match(call: str, match: Any) -> None:
             raise BadRequest(f"{call}: match fields must be sorted by name, each once (use Match.of)")
         if not isinstance(pair[1], (str, int)):
             raise BadRequest(f"{call}: match field {pair[0]} must be a str or an int, got {_show(pair[1])}")
+        if is_prefix(pair[1]):
+            _check_prefix(call, *pair)
         previous = pair[0]
     if match.in_port is not None and not _is_int(match.in_port):
         raise BadRequest(f"{call}: match in_port must be an int or None, got {_show(match.in_port)}")
+
+
+def _check_prefix(call: str, name: str, value: str) -> None:
+    """A prefix in a match: of an IP field, a valid IPv4 prefix, normalised (as Match.of makes it)."""
+    if name not in ("ip_src", "ip_dst"):
+        raise BadRequest(f"{call}: only ip_src and ip_dst take a prefix, not {name}={value!r}")
+    try:
+        normal = normalise_prefix(value)
+    except ValueError as exc:
+        raise BadRequest(f"{call}: match field {exc}") from None
+    if normal != value:
+        raise BadRequest(f"{call}: match field {name}={value!r} has host bits set; write {normal!r} "
+                         "(Match.of normalises it)")
 
 
 def _check_actions(call: str, actions: Any, table_id: int = 0, entry: bool = True) -> tuple[Action, ...]:

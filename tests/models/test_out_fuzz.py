@@ -59,7 +59,9 @@ def requests_of(bad: bool, join: bool = False) -> st.SearchStrategy[list[Any]]:
     matches = mostly(
         st.builds(lambda f, p: ("match", f, p), fields, in_ports),  # Match.of runs in the handler (it may raise)
         st.sampled_from([Match((("zz", 1),)), Match((("eth_src", "a"), ("eth_dst", "b"))), "{eth_dst=h2}", None,
-                         Match((), in_port="1"), Match((("eth_dst", 1.5),)), Match((("eth_dst", ("h2",)),))]),
+                         Match((), in_port="1"), Match((("eth_dst", 1.5),)), Match((("eth_dst", ("h2",)),)),
+                         Match((("ip_dst", "10.0.0.7/24"),)), Match((("ip_src", "10.0.0.0/33"),)),
+                         Match((("eth_dst", "10.0.0.0/8"),))]),
     )
     set_fields = st.builds(lambda f, v: ("set", f, v), mostly(st.sampled_from(HEADER_FIELDS), st.just("colour")),
                            mostly(st.sampled_from(["h1", "h2", "h3", "10.0.0.1", "10.0.0.9", 80, 6]),
@@ -244,7 +246,7 @@ def test_the_cli_ends_0_to_3_without_a_traceback(tmp_path: Path, version: str, j
     done = subprocess.run([sys.executable, "-c", "from nice_attendre.frontend.cli import main; main()",
                            "verify", f"{app}:Fuzzed",
                            "--topology", "linear:2", "--packets", "2", "--protocol", protocol,
-                           "--max-transitions", "3000"],
+                           "--max-transitions", "1000"],
                           capture_output=True, text=True, timeout=300, preexec_fn=_restore_sigint)
     assert done.returncode in (0, 1, 2, 3), (source, done.stdout[-2000:], done.stderr[-2000:])
     assert "Traceback" not in done.stderr, done.stderr
@@ -260,3 +262,23 @@ def test_entries_that_time_out_under_packet_in_filtering(protocol: str) -> None:
 
     result = verify(path("timeout_routing.py", "TimeoutRouting"), topology="linear:2", packets=1, protocol=protocol)
     assert result.ok, result.discoveries
+
+
+@pytest.mark.parametrize("match, message", [
+    (Match((("ip_dst", "10.0.0.7/24"),)), "ip_dst='10.0.0.7/24' has host bits set; write '10.0.0.0/24'"),
+    (Match((("ip_src", "10.0.0.0/33"),)), "bad IPv4 prefix '10.0.0.0/33'"),
+    (Match((("eth_dst", "10.0.0.0/8"),)), "only ip_src and ip_dst take a prefix, not eth_dst='10.0.0.0/8'"),
+])
+def test_a_match_built_by_hand_with_a_bad_prefix_is_the_apps_finding(match: Match, message: str) -> None:
+    """A Match built without Match.of may hold a prefix that is not one: a delete covering
+    entries with it, or a packet matched against it, raised ValueError in the switch (exit 70)."""
+
+    class HandMade(App[None]):
+        def on_switch_join(self, state: None, dpid: int, out: Out) -> None:
+            out.flow_mod(dpid, Match.of(ip_dst="10.0.0.0/8"), [Output(2)])
+            out.flow_mod(dpid, match, [], command="delete")
+            return state
+
+    result = verify(HandMade(), topology="linear:2", packets=1)
+    assert result.verdict == "violated"
+    assert message in result.discoveries[0].reason
