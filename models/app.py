@@ -406,9 +406,10 @@ class Out:
 
         With ``buffer_id`` (an add or a modify; deletes ignore it) the flow-mod's actions are
         also applied to that buffered packet (a flow-mod/packet-out; OpenFlow 1.3: the packet
-        goes through the table), whatever entries the modify found. ``idle_timeout``/``hard_timeout`` (seconds, 0 = never) let
-        the entry expire (at any moment: time is not modelled); with ``notify_removed`` the
-        switch tells the app (``on_flow_removed``). Raises :class:`BadRequest` for a
+        goes through the table), whatever entries the modify found.
+        ``idle_timeout``/``hard_timeout`` (seconds, 0 = never) let the entry expire (at any
+        moment: time is not modelled); with ``notify_removed`` the switch tells the app
+        (``on_flow_removed``). Raises :class:`BadRequest` for a
         malformed argument, and for ``Output(TABLE)`` among the actions of an entry (OpenFlow
         allows it only in a packet-out; a switch refuses such a flow-mod).
         """

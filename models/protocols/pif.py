@@ -174,6 +174,10 @@ class PacketInFiltering(OpenFlow):
         return {**super().event_handlers(), MeterDropsPacket: self.meter_drop,
                 PendingEntryExpires: self.expire_pending}
 
+    def alternatives(self) -> dict[Any, type]:
+        """A rate-limit meter's drop is an alternative way of processing a repeated packet."""
+        return {METER_DROP: MeterDropsPacket} if self.rules[0].action == "rate-limit" else {}
+
     def initial_switch_state(self, dpid: int) -> PendingTables:
         return ((),) * len(self.rules)
 
@@ -218,6 +222,7 @@ class PacketInFiltering(OpenFlow):
                     "the rate-limit meter drops it")
             self.drop(tx, dpid, packet)
         else:
+            self.ties.reach(METER_DROP)  # where MeterDropsPacket is an alternative (see Ties.reach)
             tx.note(lambda: f"s{dpid}: {packet} from port {in_port} matches pending entry {rule.describe_key(key)}; "
                     "the rate-limit meter lets it through: buffered, packet-in sent")
             self._packet_in(tx, dpid, in_port, packet, table_id)
