@@ -28,6 +28,10 @@ a variant uses (every hook is a method of this class):
 * ``initial_switch_state`` / ``held_packets``: its per-switch state (the ``ext:D`` slot);
 * the data-plane and command hooks: ``table_miss``, ``buffer_packet``, ``take_buffered``,
   ``release_buffered``, ``flow_mod``, ``packet_out``, ``barrier``, ``marked_entry``.
+* ``alternatives()``: those of its events that are alternative ways of processing a packet
+  (below), so that they are also offered with every choice at equal-priority ties; the
+  variant marks the point where it makes such a choice with ``self.ties.reach(choice)``
+  (:mod:`~nice_attendre.models.protocols.ties`).
 
 A variant event that is an alternative way of processing a switch's head packet (a meter's
 verdict, a timeout) sets ``tx.choice`` and runs :meth:`OpenFlow.switch_packet`; the hooks
