@@ -341,3 +341,20 @@ def test_a_meter_reached_by_the_first_choice_only_is_not_offered_with_the_others
         event, SwitchChoosesEntry)]
     assert ways == [SwitchProcessPacket(1, 1), SwitchChoosesEntry(1, "SwitchProcessPacket", (1,), (1,)),
                     MeterDropsPacket(1, 1)]
+
+
+def test_buffers_flow_timeout_is_offered_with_the_choices_that_reach_it() -> None:
+    from nice_attendre.models.protocols.buffer import flow_buffer_id
+
+    entries = [(0, 10, Match.of(eth_src="h1"), [Output(2)]), (0, 10, Match.of(ip_dst="10.0.0.2"), [GotoTable(1)])]
+    net = build(Tables(entries), topology="star:3", packets=2, sender="h1", receiver="h2",
+                protocol="buffer:granularity=flow,timeout=event", properties=[]).network
+    first, second = Packet(H1_TO_H2, "h1", 0), Packet(H1_TO_H2, "h1", 1)
+    buffers = ((flow_buffer_id(H1_TO_H2), ((1, first),)),)
+    state = net.encode({"port:1:1": (second,), "ext:1": buffers}, base=_installed(net))
+    ways = [event for event in net.enabled(state) if getattr(event, "port", None) == 1 or isinstance(
+        event, SwitchChoosesEntry)]
+    assert ways == [SwitchProcessPacket(1, 1), SwitchChoosesEntry(1, "SwitchProcessPacket", (1,), (1,)),
+                    SwitchChoosesEntry(1, "FlowBufferTimeout", (1,), (1,))]
+    _after, lines = net.narrate(state, ways[2])
+    assert any("whose timeout expired: packet-in sent again" in line for line in lines), lines
