@@ -334,6 +334,10 @@ def _check_prefix(call: str, name: str, value: str) -> None:
                          "(Match.of normalises it)")
 
 
+#: Header fields whose values are numbers (the others are addresses, as text).
+_NUMERIC_FIELDS = ("tp_src", "tp_dst", "ip_proto")
+
+
 def _check_actions(call: str, actions: Any, table_id: int = 0, entry: bool = True) -> tuple[Action, ...]:
     """The actions as a tuple; each an Output (int port), Flood, ToController, SetField or
     GotoTable (to a later table). ``entry``: they are a flow entry's, where an Output to
@@ -353,7 +357,12 @@ def _check_actions(call: str, actions: Any, table_id: int = 0, entry: bool = Tru
             if not _is_int(action.table_id) or not table_id < action.table_id <= MAX_TABLE_ID:
                 raise BadRequest(f"{call}: GotoTable must go to a later table (after {table_id}, up to "
                                  f"{MAX_TABLE_ID}), got {_show(action.table_id)}")
-        elif kind is not Flood and kind is not ToController and kind is not SetField:
+        elif kind is SetField:
+            numeric = action.field in _NUMERIC_FIELDS
+            if not (_is_int(action.value) if numeric else isinstance(action.value, str)):
+                raise BadRequest(f"{call}: SetField {action.field} takes {'an int' if numeric else 'a str'}, "
+                                 f"got {_show(action.value)}")
+        elif kind is not Flood and kind is not ToController:
             raise BadRequest(f"{call}: not an action: {_show(action)} (actions: Output, Flood, ToController, "
                              "SetField, GotoTable)")
     return tuple(actions)

@@ -282,3 +282,22 @@ def test_a_match_built_by_hand_with_a_bad_prefix_is_the_apps_finding(match: Matc
     result = verify(HandMade(), topology="linear:2", packets=1)
     assert result.verdict == "violated"
     assert message in result.discoveries[0].reason
+
+
+@pytest.mark.parametrize("action, message", [
+    (SetField("eth_src", 80), "SetField eth_src takes a str, got int 80"),
+    (SetField("tp_dst", "80"), "SetField tp_dst takes an int, got str '80'"),
+])
+def test_a_set_field_of_the_wrong_type_is_the_apps_finding(action: SetField, message: str) -> None:
+    """A packet rewritten with a value of another type than its field's (a number for a MAC
+    address) made the switch compare headers of mixed types: under pif the pending entries
+    could not be sorted, a TypeError (exit 70)."""
+
+    class Rewrites(App[None]):
+        def on_packet_in(self, state: None, ev: Any, out: Out) -> None:
+            out.packet_out(ev.dpid, [action, GotoTable(1)], packet=ev.packet, in_port=ev.in_port)
+            return state
+
+    result = verify(Rewrites(), topology="linear:2", packets=1, protocol="pif")
+    assert result.verdict == "violated"
+    assert message in result.discoveries[0].reason
