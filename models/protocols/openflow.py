@@ -2,9 +2,10 @@
 
 Switch: a packet is matched against the flow tables (highest priority first); on a hit the
 entry's actions are applied, on a table miss the packet is buffered under a buffer id and
-a packet-in goes to the controller. Commands: flow-mod (add, modify, delete; with a buffer id it
-is a flow-mod/packet-out and the entry's actions are applied to the buffered packet, as in
-OpenFlow 1.0), packet-out, barrier request, port-statistics request.
+a packet-in goes to the controller. Commands: flow-mod (add, modify, delete; an add or a
+modify with a buffer id is a flow-mod/packet-out: its actions are applied to the buffered
+packet, as in OpenFlow 1.0, or in 1.3 the packet goes through the table), packet-out,
+barrier request, port-statistics request.
 
 Platform: runs the app's handlers, catches their exceptions (reported as the alert
 ``app-exception``) and sends what the app asked for; ``install_path`` becomes one flow-mod
@@ -27,6 +28,10 @@ a variant uses (every hook is a method of this class):
 * ``initial_switch_state`` / ``held_packets``: its per-switch state (the ``ext:D`` slot);
 * the data-plane and command hooks: ``table_miss``, ``buffer_packet``, ``take_buffered``,
   ``release_buffered``, ``flow_mod``, ``packet_out``, ``barrier``, ``marked_entry``.
+* ``alternatives()``: those of its events that are alternative ways of processing a packet
+  (below), so that they are also offered with every choice at equal-priority ties; the
+  variant marks the point where it makes such a choice with ``self.ties.reach(choice)``
+  (:mod:`~nice_attendre.models.protocols.ties`).
 
 A variant event that is an alternative way of processing a switch's head packet (a meter's
 verdict, a timeout) sets ``tx.choice`` and runs :meth:`OpenFlow.switch_packet`; the hooks
@@ -49,6 +54,7 @@ from nice_attendre.models.messages import (NO_TIMEOUTS, TABLE, BarrierReply, Bar
                                            PortStatus)
 from nice_attendre.models.packet import Flood, GotoTable, Output, Packet, SetField, ToController, rewritten
 from nice_attendre.models.protocols.params import Param
+from nice_attendre.models.protocols.ties import SwitchChoosesEntry, Ties
 
 if TYPE_CHECKING:
     from nice_attendre.models.network import Network, Tx
@@ -125,6 +131,9 @@ class OpenFlow:
         self._stats_cache: dict[int, tuple[ControllerStats, ...]] = {}
         self._install_cache: dict[tuple[int, int], tuple[FlowMod, int, flowtable.Entry | None]] = {}
         self._valid_requests: set[Any] = set()  # matches and hops Out has checked (see Out)
+        self._hits: dict[tuple[Any, ...], int | tuple[int, ...]] = {}
+        #: The exploration of equal-priority ties (see :mod:`~nice_attendre.models.protocols.ties`).
+        self.ties = Ties(net)
 
     # ---- the variant's interface -------------------------------------------------------
 
@@ -142,10 +151,18 @@ class OpenFlow:
     def event_handlers(self) -> dict[type, Callable[["Tx", Any], None]]:
         """The variant's own events and the method applying each (see the module docstring).
         Subclasses add theirs to ``super().event_handlers()``."""
-        return {ControllerStats: self._stats_event}
+        return {ControllerStats: self._stats_event, SwitchChoosesEntry: self.ties.apply}
 
     def _stats_event(self, tx: "Tx", ev: ControllerStats) -> None:
         self.controller_stats(tx, ev.dpid, ev.load)
+
+    def alternatives(self) -> dict[Any, type]:
+        """The variant's own events that are alternative ways of processing a switch's head
+        packet, by the ``tx.choice`` each sets (none for OpenFlow). Where the processing
+        reaches the point where such a choice is made, the variant calls
+        ``self.ties.reach(choice)``, so that at equal-priority ties the alternative is offered
+        with every combination of choices that reaches that point (see :class:`Ties`)."""
+        return {}
 
     def switch_events(self) -> tuple[SwitchEvents, ...]:
         """The kinds of the variant's own events each switch decides from its own slots (see
@@ -203,7 +220,7 @@ class OpenFlow:
         """Match ``packet`` from flow table ``table_id`` on and act on the result."""
         net = self.net
         while True:
-            index = net.lookup(tx, dpid, table_id, packet, in_port)
+            index = self.hit(tx, dpid, table_id, packet, in_port)
             if index < 0:
                 self.table_miss(tx, dpid, in_port, packet, table_id)
                 return
@@ -219,6 +236,21 @@ class OpenFlow:
                 return
             packet = rewritten(packet, entry.actions or ())
             table_id = goto
+
+    def hit(self, tx: "Tx", dpid: int, table_id: int, packet: Packet, in_port: int) -> int:
+        """Index in switch ``dpid``'s table of the entry ``packet`` hits in ``table_id``, or -1.
+        Where entries of equal priority tie, the choice the transition makes (see
+        :mod:`~nice_attendre.models.protocols.ties`). Cached per table value, table id,
+        header and in-port."""
+        slot = self.net.slot_table[dpid]
+        key = (tx.s[slot], table_id, packet.hdr, in_port)
+        found = self._hits.get(key)
+        if found is None:
+            found = self._hits[key] = flowtable.candidates(tx.get(slot), table_id, packet.hdr, in_port,
+                                                           self.version == "1.0")
+        if found.__class__ is int:
+            return found  # type: ignore[return-value]
+        return self.ties.choose(tx, dpid, found, packet, in_port)  # type: ignore[arg-type]
 
     def marked_entry(self, tx: "Tx", dpid: int, in_port: int, packet: Packet,
                      entry: flowtable.Entry) -> Packet | None:
@@ -470,9 +502,10 @@ class OpenFlow:
         return entry
 
     def flow_mod(self, tx: "Tx", dpid: int, msg: FlowMod) -> None:
-        """Install the entry; for a flow-mod/packet-out, apply its actions to the buffered packet."""
-        entry = self.install(tx, dpid, msg)
-        if msg.buffer_id is not None and entry is not None:
+        """Change the table; for a flow-mod/packet-out, then apply its actions to the buffered
+        packet (see :func:`releases`)."""
+        self.install(tx, dpid, msg)
+        if releases(msg):
             self.release_buffered(tx, dpid, msg.buffer_id, self.release_actions(msg))
 
     def release_actions(self, msg: FlowMod) -> tuple[Any, ...]:
@@ -558,13 +591,19 @@ class OpenFlow:
     def extra_events(self, state: tuple[int, ...]) -> tuple[Any, ...]:
         """The variant's own events that are not :meth:`switch_events`, read from the whole
         state (subclasses add theirs to ``super().extra_events(state)``). OpenFlow's: port
-        statistics awaiting the app, one event per (switch, load class)."""
+        statistics awaiting the app, one event per (switch, load class); then the other
+        choices at equal-priority ties (:meth:`Ties.events`: none until a table may tie)."""
         value = state[self.net.slot_platform]
         cached = self._stats_cache.get(value)
         if cached is None:
             platform = self.net._values[self.net.slot_platform][value]
             cached = self._stats_cache[value] = tuple(
                 ControllerStats(dpid, load) for dpid in platform.stats for load in self.net.app.load_classes)
+        ties = self.ties
+        if ties.tying or ties.checked != len(ties.values):  # inline: this runs in every state
+            found = ties.events(state)
+            if found:
+                return cached + found
         return cached
 
     def controller_stats(self, tx: "Tx", dpid: int, load: str) -> None:
@@ -784,6 +823,15 @@ class OpenFlow:
             for dpid, messages in outbox.items():  # in the order first sent: deterministic
                 send(tx, dpid, messages)
         tx.outbox = None
+
+
+def releases(msg: FlowMod) -> bool:
+    """Whether flow-mod ``msg`` also releases a buffered packet: it names a buffer id and is
+    not a delete. OpenFlow applies an add's or a modify's buffer id whatever the table
+    change did (1.0: "buffered packet to apply to"; 1.3: a flow-mod with a buffer id is the
+    flow-mod followed by a packet-out to OFPP_TABLE, "regardless of the table to which the
+    flow mod refers"); only OFPFC_DELETE and OFPFC_DELETE_STRICT ignore it."""
+    return msg.buffer_id is not None and not msg.command.startswith("delete")
 
 
 def _trail(trail: tuple[tuple[int, int], ...]) -> str:
