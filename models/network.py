@@ -335,8 +335,9 @@ class Network:
         self._fingerprints = Fingerprinter(self)
         self._key_multipliers = tuple(slot_multiplier(slot) for slot in range(len(self.slot_names)))
         self._lookup_cache: dict[Any, int] = {}
-        #: Whether any entry with a timeout was ever installed. Until then no state can have
-        #: an expiry event, so enabled() skips looking (a cache: it never changes a result).
+        #: Whether any entry with a timeout was ever installed or adopted (see
+        #: :meth:`adopt_values`). Until then no state can have an expiry event, so enabled()
+        #: skips looking (a cache: it never changes a result).
         self.timers = False
         self._expiry_cache: dict[tuple[int, int], tuple[SwitchEntryExpires, ...]] = {}
         spec = resolve(protocol, protocol_options)
@@ -696,6 +697,19 @@ class Network:
             checked_new_state(state)
             found = interner.intern(state)
         return found
+
+    def adopt_values(self, values: Iterable[Any]) -> None:
+        """Component values this process did not compute itself enter its tables (restored
+        from a checkpoint, received from another shard): a flow table among them may hold an
+        entry that expires, which this process never installed, so it must look for expiry
+        events from now on (:attr:`timers`)."""
+        if self.timers:
+            return
+        for value in values:
+            if type(value) is tuple and any(
+                    getattr(getattr(entry, "timeouts", None), "expires", False) for entry in value):
+                self.timers = True
+                return
 
     # ---- System ------------------------------------------------------------------------
 
