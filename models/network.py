@@ -334,7 +334,6 @@ class Network:
         self._layout()
         self._fingerprints = Fingerprinter(self)
         self._key_multipliers = tuple(slot_multiplier(slot) for slot in range(len(self.slot_names)))
-        self._lookup_cache: dict[Any, int] = {}
         #: Whether any entry with a timeout was ever installed or adopted (see
         #: :meth:`adopt_values`). Until then no state can have an expiry event, so enabled()
         #: skips looking (a cache: it never changes a result).
@@ -1189,18 +1188,6 @@ class Network:
         if peer is None or (peer.is_host and peer.node in self.mobile):
             return None
         return peer.node if peer.is_host else peer
-
-    def lookup(self, tx: Tx, dpid: int, table_id: int, packet: Packet, in_port: int) -> int:
-        """Index in switch ``dpid``'s table of the entry the packet hits in ``table_id``, or -1
-        (cached per table value, table id, header and in-port)."""
-        table_slot = self.slot_table[dpid]
-        key = (tx.s[table_slot], table_id, packet.hdr, in_port)
-        cache = self._lookup_cache
-        found = cache.get(key)
-        if found is None:
-            found = cache[key] = flowtable.lookup(tx.get(table_slot), table_id, packet.hdr, in_port,
-                                                  self.protocol.version == "1.0")
-        return found
 
     # ---- state access (reports, properties, tests) -------------------------------------
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nice_attendre.models.flowtable import lookup
+from nice_attendre.models.flowtable import Entry, candidates
 from nice_attendre.models.messages import TABLE
 from nice_attendre.models.network import Network
 from nice_attendre.models.packet import Flood, GotoTable, Header, Output, SetField, ToController
@@ -28,8 +28,12 @@ def stale_route(net: Network, state: Any, src: str, hdr: Header) -> str | None:
     The packet is followed from ``src``'s current attachment through the tables. A table
     miss or a send-to-controller is fine (the controller decides); reaching the destination
     is fine; an entry that drops it, sends it out of a port where nothing is attached or
-    whose link is down, or brings it back to a port it came in by is a stale route.
+    whose link is down, or brings it back to a port it came in by is a stale route. Where
+    entries of equal priority tie (:func:`~nice_attendre.models.flowtable.candidates`), the
+    switch may choose any of them: each is followed. OpenFlow 1.0's exact-match-first rule
+    applies as the switches apply it.
     """
+    exact_first = net.protocol.version == "1.0"
     start = net.value(state, f"host:{src}").location
     pending = [(start[0], start[1], (), 0, hdr)]
     while pending:
@@ -38,37 +42,47 @@ def stale_route(net: Network, state: Any, src: str, hdr: Header) -> str | None:
             return f"packets {hdr} loop through s{dpid} port {in_port}"
         seen = seen + ((dpid, in_port, table_id),)
         table = net.value(state, f"table:{dpid}")
-        index = lookup(table, table_id, hdr, in_port)
-        if index < 0 or table[index].actions is None:
-            continue
-        ports: list[int] = []
-        handled = False
-        for action in table[index].actions:
-            if isinstance(action, Output):
-                if action.port == TABLE:
-                    handled = True
-                elif action.port != in_port:
-                    ports.append(action.port)
-            elif isinstance(action, Flood):
-                handled = True  # flooding loses nothing a learning app will not fix
-                ports.extend(p for p in net.topology.ports[dpid] if p != in_port and net.attached(state, dpid, p))
-            elif isinstance(action, ToController):
+        hit = candidates(table, table_id, hdr, in_port, exact_first)
+        for index in (hit,) if isinstance(hit, int) else hit:
+            if index >= 0 and table[index].actions is not None:
+                found = _follow_entry(net, state, dpid, in_port, seen, hdr, table[index], pending)
+                if found is not None:
+                    return found
+    return None
+
+
+def _follow_entry(net: Network, state: Any, dpid: int, in_port: int, seen: tuple[Any, ...], hdr: Header,
+                  entry: Entry, pending: list[Any]) -> str | None:
+    """:func:`stale_route` at one entry a packet ``hdr`` hits at ``dpid`` (in by ``in_port``):
+    why it loses the packet, or None after adding where the packet goes next to ``pending``."""
+    ports: list[int] = []
+    handled = False
+    for action in entry.actions:
+        if isinstance(action, Output):
+            if action.port == TABLE:
                 handled = True
-            elif isinstance(action, GotoTable):
-                pending.append((dpid, in_port, seen, action.table_id, hdr))
-                handled = True
-            elif isinstance(action, SetField):
-                hdr = hdr._replace(**{action.field: action.value})
-        if not ports and not handled:
-            return f"s{dpid} drops packets {hdr} (entry [{table[index]}])"
-        for port in ports:
-            peer = net.attached(state, dpid, port)
-            if peer is None:
-                where = ("whose link is down" if net.faults is not None and net.faults.is_down(state, dpid, port)
-                         else "where nothing is attached")
-                return f"s{dpid} sends packets {hdr} out of port {port}, {where} (entry [{table[index]}])"
-            if isinstance(peer, Peer):
-                pending.append((peer.node, peer.port, seen, 0, hdr))
+            elif action.port != in_port:
+                ports.append(action.port)
+        elif isinstance(action, Flood):
+            handled = True  # flooding loses nothing a learning app will not fix
+            ports.extend(p for p in net.topology.ports[dpid] if p != in_port and net.attached(state, dpid, p))
+        elif isinstance(action, ToController):
+            handled = True
+        elif isinstance(action, GotoTable):
+            pending.append((dpid, in_port, seen, action.table_id, hdr))
+            handled = True
+        elif isinstance(action, SetField):
+            hdr = hdr._replace(**{action.field: action.value})
+    if not ports and not handled:
+        return f"s{dpid} drops packets {hdr} (entry [{entry}])"
+    for port in ports:
+        peer = net.attached(state, dpid, port)
+        if peer is None:
+            where = ("whose link is down" if net.faults is not None and net.faults.is_down(state, dpid, port)
+                     else "where nothing is attached")
+            return f"s{dpid} sends packets {hdr} out of port {port}, {where} (entry [{entry}])"
+        if isinstance(peer, Peer):
+            pending.append((peer.node, peer.port, seen, 0, hdr))
     return None
 
 
