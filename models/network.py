@@ -40,7 +40,6 @@ from nice_attendre.models.app import (TIME_LIMIT_FAILURE, App, app_failure, chec
 from nice_attendre.models.determinism import Detector, Outcome, Read, difference, reads_text
 from nice_attendre.models.events import (ControllerHandle, Event, HostAnswer, HostMove, HostReceive, HostSend,
                                          SwitchEntryExpires, SwitchProcessCommand, SwitchProcessPacket)
-from nice_attendre.models import flowtable
 from nice_attendre.models.chunked import ChunkedState, chunk_shift, slot_list
 from nice_attendre.models.channels import Channels, check_command_order, check_threads, describe_semantics
 from nice_attendre.models.faults import KINDS as FAULT_KINDS
