@@ -61,9 +61,10 @@ class SwitchChoosesEntry:
         return f"{_describe(self.base, self.dpid, self.args)}, taking the {taken} of the tied entries it meets"
 
 
-def _describe(base: str, dpid: int, args: tuple[Any, ...]) -> str:
-    """The ordinary event named ``base`` with its fields, as it prints itself when it is one
-    of the network's own events."""
+def ordinary(base: str, dpid: int, args: tuple[Any, ...]) -> Any | None:
+    """The network's own event named ``base`` (in :mod:`nice_attendre.models.events`) at
+    switch ``dpid`` with the other fields ``args``, or ``None`` when there is no such event
+    (a variant's own event, or a malformed one read from a file)."""
     from nice_attendre.models import events
 
     cls = getattr(events, base, None)
@@ -71,10 +72,17 @@ def _describe(base: str, dpid: int, args: tuple[Any, ...]) -> str:
         names = [field.name for field in dataclasses.fields(cls) if field.name != "dpid"]
         if len(names) == len(args):
             try:
-                return str(cls(dpid=dpid, **dict(zip(names, args))))
+                return cls(dpid=dpid, **dict(zip(names, args)))
             except TypeError:  # pragma: no cover - a malformed event read from a file
                 pass
-    return f"{base}(s{dpid}{''.join(f', {arg}' for arg in args)})"
+    return None
+
+
+def _describe(base: str, dpid: int, args: tuple[Any, ...]) -> str:
+    """The ordinary event named ``base`` with its fields, as it prints itself when it is one
+    of the network's own events."""
+    found = ordinary(base, dpid, args)
+    return str(found) if found is not None else f"{base}(s{dpid}{''.join(f', {arg}' for arg in args)})"
 
 
 def _ordinal(number: int) -> str:

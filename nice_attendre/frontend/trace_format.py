@@ -134,8 +134,14 @@ def event_lanes(event: Any, net: Any, state: Any = None) -> tuple[str, str]:
     from nice_attendre.models.events import (ControllerHandle, ControllerStats, HostAnswer, HostMove,
                                              HostReceive, HostSend, SwitchProcessCommand, SwitchProcessPacket)
 
+    from nice_attendre.models.protocols.ties import SwitchChoosesEntry, ordinary
+
     topology = net.topology
     kind = type(event)
+    if kind is SwitchChoosesEntry:  # drawn as the ordinary event it makes another choice in
+        base = ordinary(event.base, event.dpid, event.args)
+        if base is not None:
+            return event_lanes(base, net, state)
     if kind in (HostSend, HostAnswer):
         return event.host, _host_switch(net, state, event.host)
     if kind is HostMove:
