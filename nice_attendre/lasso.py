@@ -1,0 +1,98 @@
+"""Executions that never end: what a lasso trace says, in words (domain-free).
+
+A search that finds a cycle reports a *lasso* (:class:`~nice_attendre.trace.Trace` with
+``cycle_start``): a prefix from an initial state to the cycle's entry state, then the cycle's
+steps, which lead back to that state and can repeat for ever. This module writes the reason
+of such a discovery: which steps repeat, which events they are, and whether the execution
+depends on a scheduler that never takes some event (a fairness assumption).
+
+Fairness. A cycle is an infinite execution whatever the scheduling; but when an event is
+enabled on the cycle and never taken on it, the execution exists only if that event can
+wait for ever. Events enabled in *every* state of the cycle and never taken are excused by
+weak fairness (an event enabled for ever eventually happens); events enabled in *some* of its
+states and never taken, by strong fairness (an event enabled again and again eventually
+happens). The checker reports every cycle (``termination`` claims that every execution ends,
+under any scheduling) and names those events, so a reader knows when the verdict rests on an
+unfair scheduler.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from nice_attendre.trace import Trace
+
+#: Events named in full in a reason; more are counted.
+SHOWN_EVENTS = 6
+
+
+def _listing(events: Sequence[Any]) -> str:
+    """``events`` as ``a; b; c`` (at most :data:`SHOWN_EVENTS`, then ``and N more``)."""
+    shown = [str(event) for event in events[:SHOWN_EVENTS]]
+    more = len(events) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+
+
+def _distinct(events: Sequence[Any]) -> list[Any]:
+    """``events`` without repeats, in order."""
+    return list(dict.fromkeys(events))
+
+
+def fairness(trace: Trace, enabled: Callable[[Any], Sequence[Any]]) -> tuple[list[Any], list[Any]]:
+    """The events a lasso's cycle never takes although they are enabled on it:
+    ``(in every state of the cycle, in some but not all of them)``, each in the order the
+    cycle's states enable them (first state first). ``enabled`` is the system's."""
+    start = trace.cycle_start
+    if start is None:
+        return [], []
+    states = list(trace.states())[start:-1]  # the cycle's states (the last one is the first again)
+    taken = set(step.event for step in trace.cycle)
+    seen: dict[Any, int] = {}
+    for state in states:
+        for event in dict.fromkeys(enabled(state)):
+            if event not in taken:
+                seen[event] = seen.get(event, 0) + 1
+    always = [event for event, count in seen.items() if count == len(states)]
+    sometimes = [event for event, count in seen.items() if count < len(states)]
+    return always, sometimes
+
+
+def cycle_text(trace: Trace) -> str:
+    """Where a lasso's cycle is: ``from the state after step 4, steps 5-8 lead back to it``."""
+    start = trace.cycle_start
+    assert start is not None
+    last = len(trace.steps)
+    where = "the initial state" if start == 0 else f"the state after step {start}"
+    steps = f"step {last} leads" if start + 1 == last else f"steps {start + 1}-{last} lead"
+    return f"from {where}, {steps} back to it"
+
+
+def fairness_text(trace: Trace, enabled: Callable[[Any], Sequence[Any]]) -> str:
+    """The sentence that says what scheduling a lasso's execution needs (see the module
+    docstring)."""
+    always, sometimes = fairness(trace, enabled)
+    if always:
+        return (f"It goes on only while these events, enabled in every state of the cycle, never happen: "
+                f"{_listing(always)} (a bug only if they may wait for ever: no weak fairness).")
+    if sometimes:
+        return (f"It goes on only while these events, enabled again and again on the cycle, never happen: "
+                f"{_listing(sometimes)} (a bug only if they may wait for ever: no strong fairness).")
+    return "Every event enabled on the cycle is one of its steps: no fairness assumption ends it."
+
+
+def termination_reason(trace: Trace, enabled: Callable[[Any], Sequence[Any]]) -> str:
+    """The reason of a ``termination`` discovery whose trace is the lasso ``trace``."""
+    repeated = _distinct([step.event for step in trace.cycle])
+    return (f"an execution that never ends: {cycle_text(trace)}, and can repeat for ever "
+            f"(repeating: {_listing(repeated)}). {fairness_text(trace, enabled)}")
+
+
+def eventually_reason(name: str, trace: Trace, enabled: Callable[[Any], Sequence[Any]], why: str = "") -> str:
+    """The reason of an ``eventually`` discovery: ``trace`` ends in a quiescent state or is
+    a lasso, and property ``name`` holds in none of its states; ``why`` is the property's own
+    explanation of the last state (may be empty)."""
+    own = f" ({why})" if why else ""
+    if trace.cycle_start is None:
+        return f"the execution ends (nothing is enabled) and {name} never held on it{own}"
+    repeated = _distinct([step.event for step in trace.cycle])
+    return (f"an execution that never ends and where {name} never holds{own}: {cycle_text(trace)}, "
+            f"and can repeat for ever (repeating: {_listing(repeated)}). {fairness_text(trace, enabled)}")
