@@ -16,7 +16,7 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 from nice_attendre.checkpoint import SearchState
 from nice_attendre.errors import InputError, ModelError, StopRequest, escaped
 from nice_attendre.fingerprint import fingerprint_functions, keyed_functions, peek_functions
-from nice_attendre.lasso import eventually_reason, termination_reason
+from nice_attendre.lasso import eventually_reason, fair_lasso, termination_reason
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.system import System
@@ -358,15 +358,24 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         return mask
 
     def record_cycle(prop: Property, trace: Trace) -> None:
-        """``trace`` (a lasso, or for an eventually-property a path that ends) violates ``prop``."""
+        """``trace`` (a lasso, or for an eventually-property a path that ends) violates ``prop``;
+        a lasso is first made as fair as it can be (:func:`~nice_attendre.lasso.fair_lasso`)."""
         if prop.name in violated and not keep_going:
             return
         if prop.expectation is Expectation.TERMINATION:
+            trace = fair_lasso(trace, enabled, apply, lambda before, event, after: fine(before, event, after))
             reason = termination_reason(trace, enabled)
         else:
+            if trace.is_lasso:
+                trace = fair_lasso(trace, enabled, apply, lambda before, event, after: fine(before, event, after)
+                                   and not prop.holds(after))
             reason = eventually_reason(prop.name, trace, enabled, prop.why(trace.final))
         discoveries.append(Discovery(prop.name, prop.expectation, trace, reason))
         violated.add(prop.name)
+
+    def fine(before: Any, event: Any, after: Any) -> bool:
+        """Whether a step a lasso may gain violates no property the search checks on steps."""
+        return all(p.holds(after) for p in always) and all(p.holds(before, event, after) for p in on_step)
 
     def record_bits(mask: int, trace: Trace) -> None:
         for bit, prop in enumerate(eventually):

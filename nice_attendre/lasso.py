@@ -7,19 +7,22 @@ of such a discovery: which steps repeat, which events they are, and whether the 
 depends on a scheduler that never takes some event (a fairness assumption).
 
 Fairness. A cycle is an infinite execution whatever the scheduling; but when an event is
-enabled on the cycle and never taken on it, the execution exists only if that event can
-wait for ever. Events enabled in *every* state of the cycle and never taken are excused by
-weak fairness (an event enabled for ever eventually happens); events enabled in *some* of its
+enabled on the cycle and never taken on it, that execution exists only if the event can wait
+for ever. Events enabled in *every* state of the cycle and never taken are excused by weak
+fairness (an event enabled for ever eventually happens); events enabled in *some* of its
 states and never taken, by strong fairness (an event enabled again and again eventually
-happens). The checker reports every cycle (``termination`` claims that every execution ends,
-under any scheduling) and names those events, so a reader knows when the verdict rests on an
-unfair scheduler.
+happens). Such an event often changes nothing the cycle depends on (another switch's entry
+expiring while a packet loops): :func:`fair_lasso` then lets each of them happen on the cycle,
+checks that the cycle's events still lead back, and reports the longer lasso, which needs no
+unfair scheduler. The checker reports every cycle (``termination`` claims that every
+execution ends, under any scheduling) and names the events a reported cycle still never
+takes, so a reader knows when the verdict rests on an unfair scheduler.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from nice_attendre.trace import Trace
+from nice_attendre.trace import Step, Trace
 
 #: Events named in full in a reason; more are counted.
 SHOWN_EVENTS = 6
@@ -56,6 +59,62 @@ def fairness(trace: Trace, enabled: Callable[[Any], Sequence[Any]]) -> tuple[lis
     return always, sometimes
 
 
+#: How many starved events :func:`fair_lasso` lets happen on a cycle, at most.
+FAIRNESS_ROUNDS = 16
+
+
+def fair_lasso(trace: Trace, enabled: Callable[[Any], Sequence[Any]], apply: Callable[[Any, Any], Any],
+               acceptable: Callable[[Any, Any, Any], bool], rounds: int = FAIRNESS_ROUNDS) -> Trace:
+    """A lasso like ``trace`` whose cycle leaves fewer events waiting for ever.
+
+    While the cycle never takes some event enabled in every state of it (see
+    :func:`fairness`), the first such event (in :func:`fairness`'s order) after which the
+    cycle's events, replayed, lead back to the state they start from is made to happen at the
+    cycle's entry: the new lasso is the old prefix, that event, then the cycle from the state
+    it led to. At most ``rounds`` times; every step added must be ``acceptable(before, event,
+    after)`` (no property the search checks fails there). ``trace`` itself when no event can
+    be added.
+    """
+    current = trace
+    for _ in range(rounds):
+        waiting, _sometimes = fairness(current, enabled)
+        if not waiting:
+            return current
+        start = current.cycle_start
+        assert start is not None
+        prefix = current.steps[:start]
+        entry = prefix[-1].state if prefix else current.initial
+        events = [step.event for step in current.cycle]
+        for event in waiting:
+            extended = _after(entry, event, events, enabled, apply, acceptable)
+            if extended is not None:
+                current = Trace(current.initial, (*prefix, *extended), cycle_start=start + 1)
+                break
+        else:
+            return current
+    return current
+
+
+def _after(entry: Any, event: Any, cycle: Sequence[Any], enabled: Callable[[Any], Sequence[Any]],
+           apply: Callable[[Any, Any], Any], acceptable: Callable[[Any, Any, Any], bool]) -> list[Step] | None:
+    """The steps ``event`` from ``entry``, then the events ``cycle``, when each is enabled
+    where it is taken, every step is ``acceptable`` and the cycle leads back to the state
+    after ``event``; else None."""
+    state = apply(entry, event)
+    if not acceptable(entry, event, state):
+        return None
+    steps = [Step(event, state)]
+    current = state
+    for next_event in cycle:
+        if next_event not in enabled(current):
+            return None
+        before, current = current, apply(current, next_event)
+        if not acceptable(before, next_event, current):
+            return None
+        steps.append(Step(next_event, current))
+    return steps if current == state else None
+
+
 def cycle_text(trace: Trace) -> str:
     """Where a lasso's cycle is: ``from the state after step 4, steps 5-8 lead back to it``."""
     start = trace.cycle_start
@@ -68,15 +127,16 @@ def cycle_text(trace: Trace) -> str:
 
 def fairness_text(trace: Trace, enabled: Callable[[Any], Sequence[Any]]) -> str:
     """The sentence that says what scheduling a lasso's execution needs (see the module
-    docstring)."""
+    docstring): the events it never takes though enabled on it, if any."""
     always, sometimes = fairness(trace, enabled)
     if always:
-        return (f"It goes on only while these events, enabled in every state of the cycle, never happen: "
-                f"{_listing(always)} (a bug only if they may wait for ever: no weak fairness).")
+        return (f"It repeats only while these events, enabled in every state of the cycle, never happen: "
+                f"{_listing(always)}; after any of them its events no longer lead back (it needs a scheduler "
+                "that lets them wait for ever: no weak fairness).")
     if sometimes:
-        return (f"It goes on only while these events, enabled again and again on the cycle, never happen: "
-                f"{_listing(sometimes)} (a bug only if they may wait for ever: no strong fairness).")
-    return "Every event enabled on the cycle is one of its steps: no fairness assumption ends it."
+        return (f"These events are enabled again and again on the cycle but never happen: {_listing(sometimes)} "
+                "(a strongly fair scheduler would take them).")
+    return "Every event enabled on the cycle is one of its steps: it needs no unfair scheduler."
 
 
 def termination_reason(trace: Trace, enabled: Callable[[Any], Sequence[Any]]) -> str:

@@ -26,6 +26,7 @@ from nice_attendre.properties.custom import PropertySpec
 from nice_attendre.properties.delivery import delivery
 from nice_attendre.properties.flows import no_duplicates, no_reordering
 from nice_attendre.properties.routes import intended_paths, no_stale_routes
+from nice_attendre.properties.termination import termination
 from nice_attendre.property import Property
 from nice_attendre.watchdog import CallGuard
 
@@ -43,11 +44,12 @@ REGISTRY: dict[str, PropertyFactory] = {
     "delivery": delivery,
     "no-stale-routes": no_stale_routes,
     "intended-paths": intended_paths,
+    "termination": termination,
 }
 
 #: Checked when no property is named.
 DEFAULT_PROPERTIES = ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "direct-paths",
-                      "delivery")
+                      "delivery", "termination")
 
 #: Always checked, whatever is named.
 ALWAYS_CHECKED = "app-exception"
