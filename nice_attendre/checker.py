@@ -309,6 +309,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
     track = bool(cycles or eventually)
     ev_mode = bool(eventually)
     on_stack: dict[Any, int] = {}
+    on_stack_get = on_stack.get
     under: dict[int, int] = {}
     all_bits = (1 << len(eventually)) - 1
     pending: list[Any] = [FingerprintTable() if fingerprint else KeyedStates() if keyed else set()
@@ -514,7 +515,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                     revisits += 1
                     if track:
                         if cycles:
-                            at = where(key)
+                            at = where(key) if keyed else on_stack_get(key)
                             if at is not None:  # a back edge: the stack from ``at`` is a cycle
                                 found_trace = lasso_to(at, event)
                                 for prop in cycles:
