@@ -12,9 +12,10 @@ for ever. Events enabled in *every* state of the cycle and never taken are excus
 fairness (an event enabled for ever eventually happens); events enabled in *some* of its
 states and never taken, by strong fairness (an event enabled again and again eventually
 happens). Such an event often changes nothing the cycle depends on (another switch's entry
-expiring while a packet loops): :func:`fair_lasso` then lets each of them happen on the cycle,
-checks that the cycle's events still lead back, and reports the longer lasso, which needs no
-unfair scheduler. The checker reports every cycle (``termination`` claims that every
+expiring while a packet loops), or starts a larger loop of the same events (a second packet
+caught in the same livelock): :func:`fair_lasso` then lets each of them happen on the cycle,
+applies the cycle's events again until a state repeats, and reports the longer lasso, which
+needs no unfair scheduler. The checker reports every cycle (``termination`` claims that every
 execution ends, under any scheduling) and names the events a reported cycle still never
 takes, so a reader knows when the verdict rests on an unfair scheduler.
 """
@@ -68,12 +69,13 @@ def fair_lasso(trace: Trace, enabled: Callable[[Any], Sequence[Any]], apply: Cal
     """A lasso like ``trace`` whose cycle leaves fewer events waiting for ever.
 
     While the cycle never takes some event enabled in every state of it (see
-    :func:`fairness`), the first such event (in :func:`fairness`'s order) after which the
-    cycle's events, replayed, lead back to the state they start from is made to happen at the
-    cycle's entry: the new lasso is the old prefix, that event, then the cycle from the state
-    it led to. At most ``rounds`` times; every step added must be ``acceptable(before, event,
-    after)`` (no property the search checks fails there). ``trace`` itself when no event can
-    be added.
+    :func:`fairness`), the first such event (in :func:`fairness`'s order) that can be taken
+    without ending the repetition is made to happen at the cycle's entry: from the state it
+    leads to, the cycle's events are applied again in order (at most :data:`PUMPS` times over)
+    until a state repeats, and the new lasso is the old prefix, that event, and the steps up
+    to the repeated state, whose cycle is the steps since its first visit. At most ``rounds``
+    times; every step added must be ``acceptable(before, event, after)`` (no property the
+    search checks fails there). ``trace`` itself when no event can be added.
     """
     current = trace
     for _ in range(rounds):
@@ -86,33 +88,45 @@ def fair_lasso(trace: Trace, enabled: Callable[[Any], Sequence[Any]], apply: Cal
         entry = prefix[-1].state if prefix else current.initial
         events = [step.event for step in current.cycle]
         for event in waiting:
-            extended = _after(entry, event, events, enabled, apply, acceptable)
-            if extended is not None:
-                current = Trace(current.initial, (*prefix, *extended), cycle_start=start + 1)
+            found = _pumped(entry, event, events, enabled, apply, acceptable)
+            if found is not None:
+                steps, back = found
+                current = Trace(current.initial, (*prefix, *steps), cycle_start=start + back)
                 break
         else:
             return current
     return current
 
 
-def _after(entry: Any, event: Any, cycle: Sequence[Any], enabled: Callable[[Any], Sequence[Any]],
-           apply: Callable[[Any, Any], Any], acceptable: Callable[[Any, Any, Any], bool]) -> list[Step] | None:
-    """The steps ``event`` from ``entry``, then the events ``cycle``, when each is enabled
-    where it is taken, every step is ``acceptable`` and the cycle leads back to the state
-    after ``event``; else None."""
+#: How many times over :func:`fair_lasso` applies a cycle's events after a waiting event.
+PUMPS = 4
+
+
+def _pumped(entry: Any, event: Any, cycle: Sequence[Any], enabled: Callable[[Any], Sequence[Any]],
+            apply: Callable[[Any, Any], Any], acceptable: Callable[[Any, Any, Any], bool]
+            ) -> tuple[list[Step], int] | None:
+    """The steps ``event`` from ``entry``, then the events ``cycle`` again and again (at most
+    :data:`PUMPS` times), up to the first state seen twice on the way, and the number of the
+    steps before its first visit (so the steps after them lead back to it); None when an event
+    is not enabled where it comes, a step is not ``acceptable``, or no state repeats."""
     state = apply(entry, event)
     if not acceptable(entry, event, state):
         return None
     steps = [Step(event, state)]
-    current = state
-    for next_event in cycle:
-        if next_event not in enabled(current):
-            return None
-        before, current = current, apply(current, next_event)
-        if not acceptable(before, next_event, current):
-            return None
-        steps.append(Step(next_event, current))
-    return steps if current == state else None
+    seen = {state: 1}
+    for _ in range(PUMPS):
+        for next_event in cycle:
+            if next_event not in enabled(state):
+                return None
+            before, state = state, apply(state, next_event)
+            if not acceptable(before, next_event, state):
+                return None
+            steps.append(Step(next_event, state))
+            back = seen.get(state)
+            if back is not None:
+                return steps, back
+            seen[state] = len(steps)
+    return None
 
 
 def cycle_text(trace: Trace) -> str:
@@ -131,8 +145,8 @@ def fairness_text(trace: Trace, enabled: Callable[[Any], Sequence[Any]]) -> str:
     always, sometimes = fairness(trace, enabled)
     if always:
         return (f"It repeats only while these events, enabled in every state of the cycle, never happen: "
-                f"{_listing(always)}; after any of them its events no longer lead back (it needs a scheduler "
-                "that lets them wait for ever: no weak fairness).")
+                f"{_listing(always)}; after any of them the cycle's events, repeated {PUMPS} times, come back to "
+                "no state (this execution needs a scheduler that lets them wait for ever: no weak fairness).")
     if sometimes:
         return (f"These events are enabled again and again on the cycle but never happen: {_listing(sometimes)} "
                 "(a strongly fair scheduler would take them).")

@@ -45,6 +45,16 @@ class Trace:
             if back != self.steps[-1].state:
                 raise ValueError(f"not a lasso: the last state differs from state {start}, where the cycle starts")
 
+    def __setstate__(self, state: list[Any]) -> None:
+        """Unpickle (a checkpoint's discoveries); a trace pickled before ``cycle_start`` existed
+        is one that simply ends."""
+        values = list(state) + [None] * (3 - len(state))
+        for name, value in zip(("initial", "steps", "cycle_start"), values):
+            object.__setattr__(self, name, value)
+
+    def __getstate__(self) -> list[Any]:
+        return [self.initial, self.steps, self.cycle_start]
+
     @property
     def is_lasso(self) -> bool:
         """Whether the trace ends in a cycle (an execution that can go on for ever)."""
