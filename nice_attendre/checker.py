@@ -364,7 +364,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         if prop.name in violated and not keep_going:
             return
         if prop.expectation is Expectation.TERMINATION:
-            trace = fair_lasso(trace, enabled, apply, lambda before, event, after: fine(before, event, after))
+            trace = fair_lasso(trace, enabled, apply, fine)
             reason = termination_reason(trace, enabled)
         else:
             if trace.is_lasso:
