@@ -149,3 +149,15 @@ def test_the_partitioned_search_says_it_leaves_termination_out(tmp_path: Path) -
     named = run("verify", "route-flow", "-t", "linear:2", "--workers", "2", "-p", "termination")
     assert named.exit_code == ExitCode.INPUT
     assert "termination: the partitioned search (--workers, --engine ray) cannot see cycles" in named.output
+
+
+@pytest.mark.parametrize("app, options", [
+    ("mac-learning", dict(topology="linear:2", packets=2)),  # the replier moves once
+    ("route-flow", dict(topology="linear:2", packets=1, faults={"link": 2, "loss": 1})),
+    ("route-flow", dict(topology="linear:2", packets=1, faults={"restart": 1, "duplicate": 1})),
+])
+def test_host_moves_and_faults_make_no_cycle(app: str, options: dict) -> None:
+    """A host walks its places once each and every fault spends a budget: a state after a move
+    or a fault never comes back, so neither is part of a cycle (docs/termination.md)."""
+    result = verify(app, properties=["termination"], **options)
+    assert result.complete and not result.discoveries
