@@ -118,6 +118,10 @@ class Result:
     #: worker, its process id, and what happened to it)
     stop_detail: str | None = None
     sources: tuple[Source, ...] = ()
+    #: properties the search was given but did not check, as (name, why) pairs: a partitioned
+    #: search cannot see cycles, so it leaves out the default ``termination`` (and says so in
+    #: every report); the verdict is about the properties checked
+    unchecked: tuple[tuple[str, str], ...] = ()
 
     @property
     def verdict(self) -> str:

@@ -26,6 +26,7 @@ from nice_attendre.properties.custom import PropertySpec
 from nice_attendre.properties.delivery import delivery
 from nice_attendre.properties.flows import no_duplicates, no_reordering
 from nice_attendre.properties.routes import intended_paths, no_stale_routes, strict_no_stale_routes
+from nice_attendre.properties.termination import termination
 from nice_attendre.property import Property
 from nice_attendre.watchdog import CallGuard
 
@@ -44,12 +45,13 @@ REGISTRY: dict[str, PropertyFactory] = {
     "no-stale-routes": no_stale_routes,
     "strict-no-stale-routes": strict_no_stale_routes,
     "intended-paths": intended_paths,
+    "termination": termination,
 }
 
 #: Checked when no property is named (and the app names none). None of them keeps history in
 #: the state, so a run with the defaults explores exactly the state space of a run that
 #: checks nothing (the paper's counts); see :data:`HISTORY_PROPERTIES`.
-DEFAULT_PROPERTIES = ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "delivery")
+DEFAULT_PROPERTIES = ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "delivery", "termination")
 
 #: Properties whose monitors keep history in the state while they are checked (and only
 #: then), so that states differing only in that history are distinct: a larger state space.

@@ -74,8 +74,8 @@ def test_pinned_run_prints_its_counts(pinned: tuple[Result, dict]) -> None:
         "  channels       fifo: switches run commands in arrival order; single-threaded controller",
         "  topology       linear:3 (3 switches, hosts h1, h2)",
         "  traffic        h1 sends 2 packets to h2; h2 answers each",
-        "  properties     no-forwarding-loops, no-black-holes, no-forgotten-packets, delivery, app-exception, "
-        "app-nondeterminism",
+        "  properties     no-forwarding-loops, no-black-holes, no-forgotten-packets, delivery, termination, "
+        "app-exception, app-nondeterminism",
     ]
     rows = stat_rows(result.stdout)
     assert rows["transitions"] == "  transitions          13,107"
@@ -109,7 +109,7 @@ def test_pinned_run_json(pinned: tuple[Result, dict]) -> None:
     assert data["topology"] == "linear:3"
     assert data["packets"] == 2
     assert data["properties"] == ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets",
-                                  "delivery", "app-exception", "app-nondeterminism"]
+                                  "delivery", "termination", "app-exception", "app-nondeterminism"]
     assert data["elapsed_seconds"] > 0
     assert data["transitions_per_second"] > 0
 
