@@ -1,0 +1,467 @@
+"""Coverage of the app's code by a search (``verify --coverage``, library ``coverage=True``).
+
+A :class:`Measurement` runs coverage.py (lines and branches) on the app's own files only: the
+files of the app class and its base classes (for a Ryu app, the Ryu class's), and the modules
+of the same directories the app imported; never nice-attendre's own code (its apps package
+aside). It starts once the app is loaded (:meth:`Measurement.start`, the ``on_app`` hook of
+:func:`nice_attendre.frontend.api.build`), so the switch joins of the initial state count,
+and stops after the search (:meth:`Measurement.finish`), which returns an
+:class:`AppCoverage`: per handler of the app (a native app's ``on_*`` methods it overrides, a
+Ryu app's ``@set_ev_cls`` methods), the lines and branches run and those never run, with
+file:line; then the app's other functions that ran (helpers the handlers call).
+
+The memo (:mod:`nice_attendre.models.memo`) replays a transition it has seen in place of
+calling the handlers again, so a handler is not called on every transition: coverage counts
+where handlers ran. A memoised call repeats the outcome of a call with the same input that
+did run (handlers are deterministic: the checker verifies it), so it would have run the same
+lines: the figures are those of calling every handler every time.
+
+Worker processes (``--workers N``) are forked from this one, with the measurement running:
+each writes what it measured to the measurement's directory as it exits
+(:func:`multiprocessing.util.register_after_fork`), and :meth:`Measurement.finish` merges
+their data into this process's (``CoverageData.update``).
+"""
+from __future__ import annotations
+
+import contextlib
+import inspect
+import json
+import multiprocessing.util
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+#: What the report says about where coverage is counted (see the module docstring).
+COUNTED = "counted where handlers ran; memoised calls repeat known outcomes"
+
+#: The App methods that are not handlers: the app's own versions are not reported (they run
+#: while the network is built, not in answer to events).
+_NOT_HANDLERS = ("scenario", "initial_state", "describe", "check_bug", "handled_events")
+
+
+@dataclass(frozen=True, slots=True)
+class Handler:
+    """An app function to report: its name (``Class.method``), file, ``def`` line, and for a
+    handler the events that call it (``events``; empty: a native app's handler)."""
+
+    name: str
+    file: str
+    line: int
+    handler: bool
+    events: tuple[str, ...] = ()
+    #: why the model never calls it, when it never does (a Ryu event the model does not generate)
+    never_called: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionCoverage:
+    """The coverage of one function of the app: statements (``lines``) and branch exits
+    (``branches``) in all, how many ran, which lines never ran and which branches (from line,
+    to line; a negative ``to`` leaves the function) were never taken, each with coverage.py's
+    explanation."""
+
+    name: str
+    file: str
+    line: int
+    handler: bool
+    lines: int
+    lines_run: int
+    branches: int
+    branches_taken: int
+    missing_lines: tuple[int, ...]
+    missing_branches: tuple[tuple[int, int, str], ...]
+    never_called: str | None = None
+
+    def summary(self) -> str:
+        """``lines 12/15, branches 5/8``."""
+        return f"lines {self.lines_run}/{self.lines}, branches {self.branches_taken}/{self.branches}"
+
+    def as_json(self, show: str) -> dict[str, Any]:
+        """The JSON form (``show``: the file as reports name it)."""
+        return {"name": self.name, "kind": "handler" if self.handler else "function", "file": self.file,
+                "display_file": show, "line": self.line, "lines": self.lines, "lines_run": self.lines_run,
+                "branches": self.branches, "branches_taken": self.branches_taken,
+                "missing_lines": list(self.missing_lines),
+                "missing_branches": [{"line": start, "to": end, "why": why}
+                                     for start, end, why in self.missing_branches],
+                "never_called": self.never_called}
+
+
+@dataclass(frozen=True)
+class AppCoverage:
+    """What the search ran of the app's code (see the module docstring). ``files`` are the
+    files measured; ``functions`` the handlers (all of them) then the other functions that ran,
+    in file and line order; ``workers``: worker processes whose data was merged, of
+    ``expected_workers`` (0: the search ran in this process); ``partial``: why the figures
+    cover part of the search only (it stopped early), or None."""
+
+    files: tuple[str, ...]
+    functions: tuple[FunctionCoverage, ...]
+    workers: int = 0
+    expected_workers: int = 0
+    partial: str | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def totals(self) -> tuple[int, int, int, int]:
+        """(lines run, lines, branches taken, branches) over the functions reported."""
+        return (sum(f.lines_run for f in self.functions), sum(f.lines for f in self.functions),
+                sum(f.branches_taken for f in self.functions), sum(f.branches for f in self.functions))
+
+    def _notes(self) -> list[str]:
+        notes = [COUNTED]
+        if self.expected_workers:
+            notes.append(f"merged from {self.workers} of {self.expected_workers} worker processes"
+                         + ("" if self.workers == self.expected_workers else
+                            " (the others ended without reporting: their part is missing)"))
+        if self.partial is not None:
+            notes.append(self.partial)
+        return [*notes, *self.notes]
+
+    def text_lines(self) -> list[str]:
+        """The report's coverage block."""
+        lines_run, lines, taken, branches = self.totals()
+        out = [f"  coverage of the app's code: lines {lines_run}/{lines}, branches {taken}/{branches}"]
+        out.extend(f"    ({note})" for note in self._notes())
+        if not self.files:
+            out.append("    no file of the app's own was found to measure")
+        for function in self.functions:
+            where = f"{display(function.file)}:{function.line}"
+            kind = "handler" if function.handler else "function"
+            out.append(f"    {kind} {function.name} ({where}): {function.summary()}")
+            if function.never_called is not None:
+                out.append(f"      never called: {function.never_called}")
+            elif function.lines and not function.lines_run:
+                out.append("      never called by the search")
+            if function.missing_lines and function.lines_run:
+                out.append(f"      never run: {display(function.file)}:{ranges(function.missing_lines)}")
+            for start, end, _why in function.missing_branches if function.lines_run else ():
+                target = f"line {end}" if end > 0 else "the function's exit"
+                out.append(f"      never taken: {display(function.file)}:{start} (the branch to {target})")
+        return out
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON report's ``coverage`` object: the same figures as :meth:`text_lines`."""
+        lines_run, lines, taken, branches = self.totals()
+        return {"lines": lines, "lines_run": lines_run, "branches": branches, "branches_taken": taken,
+                "files": list(self.files), "notes": self._notes(),
+                "workers_merged": self.workers, "workers": self.expected_workers,
+                "complete": self.partial is None,
+                "functions": [f.as_json(display(f.file)) for f in self.functions]}
+
+
+def display(path: str) -> str:
+    """``path`` as reports show it: relative to the working directory when inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
+    return path if relative.startswith("..") else relative
+
+
+def ranges(numbers: Sequence[int]) -> str:
+    """``[3, 4, 5, 9]`` -> ``"3-5, 9"`` (``numbers`` sorted)."""
+    parts: list[str] = []
+    start = previous = None
+    for number in numbers:
+        if previous is not None and number == previous + 1:
+            previous = number
+            continue
+        if start is not None:
+            parts.append(str(start) if start == previous else f"{start}-{previous}")
+        start = previous = number
+    if start is not None:
+        parts.append(str(start) if start == previous else f"{start}-{previous}")
+    return ", ".join(parts)
+
+
+# ---- which code is the app's -------------------------------------------------------------
+
+def _package_root() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+
+def _is_checker_file(path: Path) -> bool:
+    """Whether ``path`` is nice-attendre's own code (the checker, models, front end)."""
+    return _package_root() in path.parents
+
+
+def _source_file(obj: Any) -> Path | None:
+    try:
+        found = inspect.getsourcefile(obj)
+    except (TypeError, OSError):
+        return None
+    return Path(found).resolve() if found else None
+
+
+def _app_classes(app: Any) -> list[type]:
+    """The app's own classes: a Ryu app's class and its bases below os-ken's ``OSKenApp``,
+    else the app's class and its bases below :class:`~nice_attendre.models.app.App`."""
+    from nice_attendre.models.app import App
+
+    ryu_class = getattr(type(app), "ryu_class", None)
+    if ryu_class is not None:
+        return [cls for cls in ryu_class.__mro__ if cls.__module__.split(".")[0] not in ("os_ken", "ryu", "builtins")]
+    return [cls for cls in type(app).__mro__ if issubclass(cls, App) and cls is not App
+            and not cls.__module__.startswith("nice_attendre.models")]
+
+
+def app_files(app: Any) -> tuple[str, ...]:
+    """The files to measure for ``app`` (sorted): its classes' files, and the modules of
+    their directories that are loaded; never nice-attendre's own code."""
+    files: set[Path] = set()
+    for cls in _app_classes(app):
+        found = _source_file(cls)
+        if found is not None and found.suffix == ".py" and not _is_checker_file(found):
+            files.add(found)
+    directories = {path.parent for path in files}
+    for module in list(sys.modules.values()):
+        name = getattr(module, "__file__", None)
+        if not name or not name.endswith(".py"):
+            continue
+        path = Path(name).resolve()
+        if path.parent in directories and not _is_checker_file(path):
+            files.add(path)
+    return tuple(sorted(str(path) for path in files))
+
+
+def _handlers(app: Any) -> list[Handler]:
+    """The app's handlers: a Ryu app's ``@set_ev_cls`` methods, a native app's ``on_*`` methods
+    that override :class:`~nice_attendre.models.app.App`'s."""
+    from nice_attendre.models.app import App
+
+    found: list[Handler] = []
+    ryu_class = getattr(type(app), "ryu_class", None)
+    if ryu_class is not None:
+        delivered = set(app.handled_events())
+        for _name, function in inspect.getmembers(ryu_class, inspect.isfunction):
+            callers = getattr(function, "callers", None)
+            if not callers:
+                continue
+            events = tuple(sorted(ev_cls.__name__ for ev_cls in callers))
+            why = None if delivered & set(events) else f"the model generates no {', '.join(events)}"
+            handler = _handler(function, events, why)
+            if handler is not None:
+                found.append(handler)
+        return found
+    for name in sorted(vars(App)):
+        if not name.startswith("on_"):
+            continue
+        function = getattr(type(app), name, None)
+        if function is None or function is getattr(App, name):
+            continue
+        handler = _handler(function, (), None)
+        if handler is not None:
+            found.append(handler)
+    return found
+
+
+def _handler(function: Any, events: tuple[str, ...], never_called: str | None) -> Handler | None:
+    function = inspect.unwrap(function)
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return None
+    return Handler(function.__qualname__, str(Path(code.co_filename).resolve()), code.co_firstlineno, True,
+                   events, never_called)
+
+
+# ---- measuring ---------------------------------------------------------------------------
+
+class Measurement:
+    """Coverage of an app's code in this process and in the processes forked from it while
+    it runs (see the module docstring). ``workers``: how many worker processes the search
+    will fork (0: none), to say when one's data is missing.
+
+    Use: ``start(app)`` once the app is loaded, ``finish(...)`` after the search (also after
+    a failure: it stops the measurement whatever happened; :meth:`stop` stops it without a
+    result)."""
+
+    def __init__(self, workers: int = 0) -> None:
+        self.workers = workers
+        self._coverage: Any = None
+        self._app: Any = None
+        self._files: tuple[str, ...] = ()
+        self._directory: str | None = None
+        self._owner = os.getpid()
+        self._running = False
+
+    def start(self, app: Any) -> None:
+        """Start measuring ``app``'s files (once)."""
+        import coverage
+
+        if self._coverage is not None:
+            return
+        self._app = app
+        self._files = app_files(app)
+        self._directory = tempfile.mkdtemp(prefix="nice-attendre-coverage-")
+        self._coverage = coverage.Coverage(data_file=None, branch=True, include=list(self._files) or ["\0"],
+                                           config_file=False)
+        multiprocessing.util.register_after_fork(self, Measurement._after_fork)
+        self._coverage.start()
+        self._running = True
+
+    def _after_fork(self) -> None:
+        """In a forked worker: write this process's data when it exits."""
+        if self._running:
+            multiprocessing.util.Finalize(None, self._write_worker_data, exitpriority=100)
+
+    def _write_worker_data(self) -> None:
+        if not self._running or self._directory is None or os.getpid() == self._owner:
+            return
+        self._running = False
+        self._coverage.stop()
+        data = self._coverage.get_data()
+        arcs = {name: sorted(data.arcs(name) or []) for name in sorted(data.measured_files())}
+        target = Path(self._directory) / f"worker-{os.getpid()}.json"
+        temporary = target.with_suffix(".part")
+        temporary.write_text(json.dumps(arcs), encoding="utf-8")
+        os.replace(temporary, target)
+
+    def stop(self) -> None:
+        """Stop measuring (idempotent); forked workers stop writing their data."""
+        if self._running:
+            self._running = False
+            self._coverage.stop()
+
+    def finish(self, complete: bool, stop_reason: str | None = None) -> AppCoverage | None:
+        """Stop, merge the workers' data and analyse: the app's coverage (None if the
+        measurement never started: the app was never loaded). ``complete``/``stop_reason``:
+        the search's, to say when the figures cover part of it."""
+        self.stop()
+        if self._coverage is None:
+            return None
+        try:
+            workers = self._merge_workers()
+            partial = None if complete else (f"the search stopped early ({stop_reason or 'incomplete'}): "
+                                             "coverage of the part explored")
+            return analyse(self._coverage, self._app, self._files, workers=workers,
+                           expected_workers=self.workers, partial=partial)
+        finally:
+            self.cleanup()
+
+    def cleanup(self) -> None:
+        """Remove the directory of the workers' data (idempotent)."""
+        if self._directory is not None:
+            shutil.rmtree(self._directory, ignore_errors=True)
+            self._directory = None
+
+    def _merge_workers(self) -> int:
+        """Merge every worker's data into this process's; how many workers wrote some."""
+        from coverage import CoverageData
+
+        if self._directory is None:
+            return 0
+        data = self._coverage.get_data()
+        merged = 0
+        for path in sorted(Path(self._directory).glob("worker-*.json")):
+            arcs = json.loads(path.read_text(encoding="utf-8"))
+            theirs = CoverageData(no_disk=True)
+            theirs.add_arcs({name: [tuple(arc) for arc in found] for name, found in arcs.items()})
+            data.update(theirs)
+            merged += 1
+        return merged
+
+
+def check_coverage(engine: str, resume: Any) -> None:
+    """Raise :class:`~nice_attendre.errors.InputError` for what ``--coverage`` cannot measure:
+    Ray actors (not forked from this process) and a resumed search (the part before the
+    checkpoint ran in another process)."""
+    from nice_attendre.errors import InputError
+
+    if engine != "processes":
+        raise InputError("--coverage measures the app in processes forked from this one: not with --engine ray "
+                         "(use --workers N)")
+    if resume is not None:
+        raise InputError("--coverage counts what one whole search runs: not with --resume (the part before the "
+                         "checkpoint ran in another process)")
+
+
+@contextlib.contextmanager
+def measuring(wanted: bool, workers: int = 1) -> Iterator[Measurement | None]:
+    """A :class:`Measurement` for a search with ``workers`` processes (None when not
+    ``wanted``), stopped and cleaned up when the block ends, whatever ends it."""
+    if not wanted:
+        yield None
+        return
+    measurement = Measurement(workers if workers > 1 else 0)
+    try:
+        yield measurement
+    finally:
+        measurement.stop()
+        measurement.cleanup()
+
+
+# ---- analysing ---------------------------------------------------------------------------
+
+def analyse(cov: Any, app: Any, files: Sequence[str], *, workers: int = 0, expected_workers: int = 0,
+            partial: str | None = None) -> AppCoverage:
+    """The :class:`AppCoverage` of ``app`` from the (stopped) coverage ``cov`` of ``files``."""
+    from coverage.python import PythonFileReporter
+    from coverage.regions import code_regions
+    from coverage.results import analysis_from_file_reporter
+
+    data = cov.get_data()
+    handlers = _handlers(app)
+    by_file: dict[str, list[Handler]] = {}
+    for handler in handlers:
+        by_file.setdefault(handler.file, []).append(handler)
+    measured = set(files)
+    functions: list[FunctionCoverage] = []
+    for name in sorted(measured | set(by_file)):
+        if name not in measured or not Path(name).is_file():
+            continue  # a handler in a file not measured (nice-attendre's own)
+        reporter = PythonFileReporter(name, coverage=cov)
+        analysis = analysis_from_file_reporter(data, 2, reporter, name)
+        regions = [region for region in code_regions(reporter.source()) if region.kind == "function"]
+        mine = by_file.get(name, [])
+        for region in regions:
+            handler = _match(region, mine)
+            if handler is None and region.name.rsplit(".", 1)[-1] in _NOT_HANDLERS:
+                continue
+            part = _narrow(analysis, region.lines)
+            if handler is None and not part.executed:
+                continue  # another function, never run: a handler's unrun lines show its call
+            if not part.statements:
+                continue
+            missing_branches = tuple(
+                (start, end, reporter.missing_arc_description(start, end))
+                for start, ends in sorted(part.missing_branch_arcs().items()) for end in sorted(ends))
+            numbers = part.numbers
+            functions.append(FunctionCoverage(
+                region.name, name, handler.line if handler is not None else region.start, handler is not None,
+                numbers.n_statements, numbers.n_executed, numbers.n_branches,
+                numbers.n_branches - numbers.n_missing_branches, tuple(sorted(part.missing)), missing_branches,
+                handler.never_called if handler is not None else None))
+    functions.sort(key=lambda f: (not f.handler, f.file, f.line, f.name))
+    return AppCoverage(tuple(files), tuple(functions), workers, expected_workers, partial)
+
+
+def _narrow(analysis: Any, lines: set[int]) -> Any:
+    """``analysis`` (a coverage.py ``Analysis`` of a file) restricted to ``lines`` (a function's
+    body): its statements, and the arcs with an end in it (as coverage.py's own function
+    report narrows it)."""
+    from coverage.results import Analysis
+
+    arcs = analysis.arc_possibilities_set if analysis.has_arcs else set()
+    run = analysis.arcs_executed_set if analysis.has_arcs else set()
+    return Analysis(precision=analysis.precision, filename=analysis.filename, has_arcs=analysis.has_arcs,
+                    statements=analysis.statements & lines, excluded=analysis.excluded & lines,
+                    executed=analysis.executed & lines,
+                    arc_possibilities_set={arc for arc in arcs if arc[0] in lines or arc[1] in lines},
+                    arcs_executed_set={arc for arc in run if arc[0] in lines or arc[1] in lines},
+                    exit_counts={line: n for line, n in analysis.exit_counts.items() if line in lines},
+                    no_branch=analysis.no_branch & lines)
+
+
+def _match(region: Any, handlers: Iterable[Handler]) -> Handler | None:
+    """The handler whose function is ``region`` (by qualified name, else by the ``def`` line:
+    a decorated function's code starts at its first decorator)."""
+    for handler in handlers:
+        if handler.name == region.name:
+            return handler
+    short = region.name.rsplit(".", 1)[-1]
+    candidates = [h for h in handlers if h.name.rsplit(".", 1)[-1] == short and h.line <= region.start]
+    return max(candidates, key=lambda h: h.line) if candidates else None
