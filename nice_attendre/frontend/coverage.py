@@ -211,21 +211,37 @@ def _app_classes(app: Any) -> list[type]:
 
 def app_files(app: Any) -> tuple[str, ...]:
     """The files to measure for ``app`` (sorted): its classes' files, and the modules of
-    their directories that are loaded; never nice-attendre's own code."""
+    their directories that they import (directly or through one another); never
+    nice-attendre's own code."""
     files: set[Path] = set()
+    modules: list[Any] = []
     for cls in _app_classes(app):
         found = _source_file(cls)
         if found is not None and found.suffix == ".py" and not _is_checker_file(found):
             files.add(found)
+            modules.append(sys.modules.get(cls.__module__))
     directories = {path.parent for path in files}
-    for module in list(sys.modules.values()):
-        name = getattr(module, "__file__", None)
-        if not name or not name.endswith(".py"):
-            continue
-        path = Path(name).resolve()
-        if path.parent in directories and not _is_checker_file(path):
-            files.add(path)
+    while modules:
+        module = modules.pop()
+        for value in list(vars(module).values()) if module is not None else ():
+            imported = value if inspect.ismodule(value) else sys.modules.get(_module_name(value))
+            name = getattr(imported, "__file__", None)
+            if not isinstance(name, str) or not name.endswith(".py"):
+                continue
+            path = Path(name).resolve()
+            if path.parent in directories and path not in files and not _is_checker_file(path):
+                files.add(path)
+                modules.append(imported)
     return tuple(sorted(str(path) for path in files))
+
+
+def _module_name(value: Any) -> str:
+    """The name of the module that defined ``value`` ("" when it says none)."""
+    try:
+        name = getattr(value, "__module__", None)
+    except Exception:  # noqa: BLE001 - a user object whose attributes raise
+        return ""
+    return name if isinstance(name, str) else ""
 
 
 def _handlers(app: Any) -> list[Handler]:
@@ -431,7 +447,7 @@ def analyse(cov: Any, app: Any, files: Sequence[str], *, workers: int = 0, expec
                 for start, ends in sorted(part.missing_branch_arcs().items()) for end in sorted(ends))
             numbers = part.numbers
             functions.append(FunctionCoverage(
-                region.name, name, handler.line if handler is not None else region.start, handler is not None,
+                region.name, name, region.start, handler is not None,
                 numbers.n_statements, numbers.n_executed, numbers.n_branches,
                 numbers.n_branches - numbers.n_missing_branches, tuple(sorted(part.missing)), missing_branches,
                 handler.never_called if handler is not None else None))

@@ -7,7 +7,7 @@ the branches that drop, and ``verify --coverage`` names them.
 from __future__ import annotations
 
 from nice_attendre.models.app import App, Hop, Out
-from nice_attendre.models.messages import PacketIn
+from nice_attendre.models.messages import FlowRemoved, PacketIn
 from nice_attendre.models.packet import Match, Output
 
 SSH = 22
@@ -18,7 +18,9 @@ def blocked(ip_src: str, tp_dst: int) -> bool:
     """Whether the firewall drops a packet from ``ip_src`` to port ``tp_dst``."""
     if tp_dst == SSH:
         return True
-    return ip_src.startswith(BLOCKED_PREFIX)
+    if ip_src.startswith(BLOCKED_PREFIX):
+        return True
+    return False
 
 
 class CoverageFirewall(App[None]):
@@ -39,7 +41,7 @@ class CoverageFirewall(App[None]):
         out.install_path([Hop(d, Match.exact(hdr), (Output(p),)) for d, p in path], packet_in=ev)
         return state
 
-    def on_flow_removed(self, state: None, ev, out: Out) -> None:
-        if ev.dpid:
+    def on_flow_removed(self, state: None, ev: FlowRemoved, out: Out) -> None:
+        if ev.dpid:  # never called: the firewall asks for no flow-removed messages
             return state
         return state
