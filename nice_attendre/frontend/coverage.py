@@ -434,7 +434,7 @@ def analyse(cov: Any, app: Any, files: Sequence[str], *, workers: int = 0, expec
         regions = [region for region in code_regions(reporter.source()) if region.kind == "function"]
         mine = by_file.get(name, [])
         for region in regions:
-            handler = _match(region, mine)
+            handler = _match(region, mine, regions)
             if handler is None and region.name.rsplit(".", 1)[-1] in _NOT_HANDLERS:
                 continue
             part = _narrow(analysis, region.lines)
@@ -472,12 +472,19 @@ def _narrow(analysis: Any, lines: set[int]) -> Any:
                     no_branch=analysis.no_branch & lines)
 
 
-def _match(region: Any, handlers: Iterable[Handler]) -> Handler | None:
-    """The handler whose function is ``region`` (by qualified name, else by the ``def`` line:
-    a decorated function's code starts at its first decorator)."""
+def _match(region: Any, handlers: Iterable[Handler], regions: Sequence[Any]) -> Handler | None:
+    """The handler whose function is ``region``: by qualified name; for a class defined inside
+    a function (a ``<locals>`` name, which regions do not spell), the function of the same
+    name whose ``def`` is the first at or after the handler's code (which starts at its first
+    decorator)."""
     for handler in handlers:
         if handler.name == region.name:
             return handler
     short = region.name.rsplit(".", 1)[-1]
-    candidates = [h for h in handlers if h.name.rsplit(".", 1)[-1] == short and h.line <= region.start]
-    return max(candidates, key=lambda h: h.line) if candidates else None
+    for handler in handlers:
+        if "<locals>" in handler.name and handler.name.rsplit(".", 1)[-1] == short and \
+                handler.line <= region.start and region.start == min(
+                    (other.start for other in regions if other.name.rsplit(".", 1)[-1] == short
+                     and other.start >= handler.line), default=None):
+            return handler
+    return None

@@ -230,3 +230,18 @@ def test_ranges() -> None:
     assert ranges([]) == ""
     assert ranges([3]) == "3"
     assert ranges([3, 4, 5, 9, 11, 12]) == "3-5, 9, 11-12"
+
+
+def test_the_handlers_are_those_the_app_runs_not_those_of_other_classes_of_its_file() -> None:
+    """CoverageFirewall and PlainRouter (its subclass) share a file: each one's handlers are
+    the functions its events call (before, PlainRouter.on_packet_in, being named alike and
+    below, was taken for one of CoverageFirewall's handlers)."""
+    firewall = verify(FIREWALL, coverage=True)
+    assert {f.name for f in firewall.coverage.functions if f.handler} == {
+        "CoverageFirewall.on_switch_join", "CoverageFirewall.on_packet_in", "CoverageFirewall.on_flow_removed"}
+    router = verify(f"{FIREWALL_FILE}:PlainRouter", coverage=True)
+    assert {f.name for f in router.coverage.functions if f.handler} == {
+        "CoverageFirewall.on_switch_join", "PlainRouter.on_packet_in", "CoverageFirewall.on_flow_removed"}
+    assert "blocked" not in {f.name for f in router.coverage.functions}  # never run: not listed
+    packet_in = function(router.coverage, "PlainRouter.on_packet_in")
+    assert packet_in.lines_run == packet_in.lines == 3

@@ -45,3 +45,12 @@ class CoverageFirewall(App[None]):
         if ev.dpid:  # never called: the firewall asks for no flow-removed messages
             return state
         return state
+
+
+class PlainRouter(CoverageFirewall):
+    """No rule: routes every packet (another app of the same file, inheriting the others)."""
+
+    def on_packet_in(self, state: None, ev: PacketIn, out: Out) -> None:
+        path = out.topology.path(ev.dpid, ev.packet.hdr.eth_dst)
+        out.install_path([Hop(d, Match.exact(ev.packet.hdr), (Output(p),)) for d, p in path], packet_in=ev)
+        return state
