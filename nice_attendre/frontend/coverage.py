@@ -24,6 +24,7 @@ their data into this process's (``CoverageData.update``).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import inspect
 import json
 import multiprocessing.util
@@ -180,13 +181,25 @@ def ranges(numbers: Sequence[int]) -> str:
 
 # ---- which code is the app's -------------------------------------------------------------
 
-def _package_root() -> Path:
-    return Path(__file__).resolve().parent.parent
+def _checker_roots() -> tuple[Path, ...]:
+    """The folders of nice-attendre's own code: the core and front end, the models, the
+    properties and the benchmarks (the shipped apps are apps: they are measured)."""
+    return tuple(_package_folder(name) for name in ("nice_attendre", "nice_attendre.models",
+                                                    "nice_attendre.properties", "nice_attendre.benchmarks"))
+
+
+def _package_folder(name: str) -> Path:
+    """The folder of package ``name`` (found, not imported)."""
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.submodule_search_locations, name
+    return Path(list(spec.submodule_search_locations)[0]).resolve()
 
 
 def _is_checker_file(path: Path) -> bool:
-    """Whether ``path`` is nice-attendre's own code (the checker, models, front end)."""
-    return _package_root() in path.parents
+    """Whether ``path`` is nice-attendre's own code (not an app of its ``apps`` package)."""
+    if _package_folder("nice_attendre.apps") in path.parents:
+        return False
+    return any(root in path.parents for root in _checker_roots())
 
 
 def _source_file(obj: Any) -> Path | None:

@@ -182,3 +182,15 @@ def test_ryu_app_coverage_in_the_report() -> None:
            "lines 8/9, branches 1/2" in lines
     assert f"      never taken: {path}:{ipv6} (the branch to line {ipv6 + 1})" in lines
     assert "      never called: the model generates no EventOFPPortStatus" in lines
+
+
+def test_the_readme_shows_what_the_command_prints() -> None:
+    readme = (ROOT / "README.md").read_text().splitlines()
+    start = readme.index("$ nice-attendre verify tests/data/apps/coverage_firewall.py:CoverageFirewall --coverage")
+    shown = readme[start + 1:readme.index("```", start)]
+    result = run("verify", FIREWALL, "--coverage")
+    assert result.exit_code == 0, result.output
+    printed = result.stdout.splitlines()
+    for line in shown:
+        if line.strip() != "...":
+            assert line in printed, line

@@ -245,3 +245,11 @@ def test_the_handlers_are_those_the_app_runs_not_those_of_other_classes_of_its_f
     assert "blocked" not in {f.name for f in router.coverage.functions}  # never run: not listed
     packet_in = function(router.coverage, "PlainRouter.on_packet_in")
     assert packet_in.lines_run == packet_in.lines == 3
+
+
+def test_a_shipped_app_is_measured_never_the_checkers_code() -> None:
+    result = verify("route-flow", coverage=True)
+    [measured] = result.coverage.files
+    assert Path(measured).name == "route_flow.py" and Path(measured).parent.name == "apps"
+    packet_in = function(result.coverage, "RouteFlow.on_packet_in")
+    assert packet_in.handler and packet_in.lines_run > 0
