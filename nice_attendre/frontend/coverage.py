@@ -29,6 +29,7 @@ import inspect
 import json
 import multiprocessing.util
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -297,6 +298,12 @@ def _handler(function: Any, events: tuple[str, ...], never_called: str | None) -
                    events, never_called)
 
 
+def _pattern(path: str) -> str:
+    """An ``include`` pattern of coverage.py that matches ``path``: its glob characters
+    (``*?[]``, which a folder's name may hold) match any one character there."""
+    return re.sub(r"[*?\[\]]", "?", path)
+
+
 # ---- measuring ---------------------------------------------------------------------------
 
 class Measurement:
@@ -326,8 +333,10 @@ class Measurement:
         self._app = app
         self._files = app_files(app)
         self._directory = tempfile.mkdtemp(prefix="nice-attendre-coverage-")
-        self._coverage = coverage.Coverage(data_file=None, branch=True, include=list(self._files) or ["\0"],
-                                           config_file=False)
+        self._coverage = coverage.Coverage(data_file=None, branch=True, config_file=False,
+                                           include=[_pattern(name) for name in self._files] or ["\0"])
+        # what the report says itself (a handler never called), not coverage.py's warning
+        self._coverage.set_option("run:disable_warnings", ["no-data-collected"])
         multiprocessing.util.register_after_fork(self, Measurement._after_fork)
         self._coverage.start()
         self._running = True

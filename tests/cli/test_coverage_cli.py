@@ -47,7 +47,7 @@ def summaries(lines: list[str]) -> dict[str, tuple[int, int, int, int]]:
     """name -> (lines run, lines, branches taken, branches) from a coverage block."""
     found = {}
     for line in lines:
-        match = re.fullmatch(r"    (?:handler|function) (\S+) \(\S+\): lines (\d+)/(\d+), branches (\d+)/(\d+)", line)
+        match = re.fullmatch(r"    (?:handler|function) (\S+) \(.+\): lines (\d+)/(\d+), branches (\d+)/(\d+)", line)
         if match:
             found[match[1]] = tuple(int(n) for n in match.groups()[1:])
     return found
@@ -194,3 +194,29 @@ def test_the_readme_shows_what_the_command_prints() -> None:
     for line in shown:
         if line.strip() != "...":
             assert line in printed, line
+
+
+def test_an_app_in_a_folder_whose_name_holds_glob_characters(tmp_path: Path) -> None:
+    """coverage.py's include patterns are globs: a folder named ``we[ir]d dir*`` measured
+    nothing before (every handler looked never called)."""
+    folder = tmp_path / "we[ir]d dir*"
+    folder.mkdir()
+    app = folder / "fw.py"
+    app.write_text((ROOT / FIREWALL_PATH).read_text())
+    result = run("verify", f"{app}:CoverageFirewall", "--coverage")
+    assert result.exit_code == 0, result.output
+    assert summaries(block(result.stdout))["CoverageFirewall.on_packet_in"] == (5, 7, 1, 2)
+
+
+def test_no_warning_of_coverage_py_when_no_line_of_the_app_ran(tmp_path: Path) -> None:
+    """The report says the handler was never called; coverage.py's "No data was collected"
+    warning on stderr said it too, as if something had gone wrong."""
+    app = tmp_path / "idle.py"
+    app.write_text("from nice_attendre.models.app import App\n\n\nclass Idle(App[None]):\n"
+                   "    def on_packet_in(self, state, ev, out):\n        return state\n")
+    done = subprocess.run([_console_script(), "verify", f"{app}:Idle", "--packets", "0", "--coverage"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert block(done.stdout)[2:] == [f"    handler Idle.on_packet_in ({app}:5): lines 0/1, branches 0/0",
+                                      "      never called by the search"]
