@@ -8,7 +8,8 @@ aside). It starts once the app is loaded (:meth:`Measurement.start`, the ``on_ap
 and stops after the search (:meth:`Measurement.finish`), which returns an
 :class:`AppCoverage`: per handler of the app (a native app's ``on_*`` methods it overrides, a
 Ryu app's ``@set_ev_cls`` methods), the lines and branches run and those never run, with
-file:line; then the app's other functions that ran (helpers the handlers call).
+file:line; then the other methods of the app's classes (run or not) and the other functions
+of its files that ran (helpers the handlers call).
 
 The memo (:mod:`nice_attendre.models.memo`) replays a transition it has seen in place of
 calling the handlers again, so a handler is not called on every transition: coverage counts
@@ -40,9 +41,6 @@ from typing import Any, Iterable, Iterator, Sequence
 #: What the report says about where coverage is counted (see the module docstring).
 COUNTED = "counted where handlers ran; memoised calls repeat known outcomes"
 
-#: The App methods that are not handlers: the app's own versions are not reported (they run
-#: while the network is built, not in answer to events).
-_NOT_HANDLERS = ("scenario", "initial_state", "describe", "check_bug", "handled_events")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +94,8 @@ class FunctionCoverage:
 @dataclass(frozen=True)
 class AppCoverage:
     """What the search ran of the app's code (see the module docstring). ``files`` are the
-    files measured; ``functions`` the handlers (all of them) then the other functions that ran,
-    in file and line order; ``workers``: worker processes whose data was merged, of
+    files measured; ``functions`` the handlers (all of them), then the app's other methods (all
+    of them) and the other functions of its files that ran, in file and line order; ``workers``: worker processes whose data was merged, of
     ``expected_workers`` (0: the search ran in this process); ``partial``: why the figures
     cover part of the search only (it stopped early), or None."""
 
@@ -247,6 +245,41 @@ def app_files(app: Any) -> tuple[str, ...]:
                 files.add(path)
                 modules.append(imported)
     return tuple(sorted(str(path) for path in files))
+
+
+def _framework_base(app: Any) -> type:
+    """The class the app's own classes extend: os-ken's ``OSKenApp`` or
+    :class:`~nice_attendre.models.app.App`."""
+    from nice_attendre.models.app import App
+
+    ryu_class = getattr(type(app), "ryu_class", None)
+    if ryu_class is not None:
+        from os_ken.base.app_manager import OSKenApp
+
+        return OSKenApp
+    return App
+
+
+def _methods(app: Any) -> tuple[set[str], set[str]]:
+    """The qualified names of (the app's own methods, its overrides of the framework's
+    methods that are not handlers: ``scenario``, ``describe``, ``start``..., which run while
+    the app is built, not in answer to events). Dunder methods are in neither."""
+    base = _framework_base(app)
+    own: set[str] = set()
+    api: set[str] = set()
+    for cls in _app_classes(app):
+        for name, value in vars(cls).items():
+            if name.startswith("__") and name.endswith("__"):
+                continue
+            if isinstance(value, (staticmethod, classmethod)):
+                value = value.__func__
+            functions = [value.fget, value.fset, value.fdel] if isinstance(value, property) else [value]
+            for function in functions:
+                qualname = getattr(inspect.unwrap(function), "__qualname__", None) if inspect.isfunction(
+                    inspect.unwrap(function) if function is not None else None) else None
+                if qualname is not None:
+                    (api if hasattr(base, name) else own).add(qualname)
+    return own, api
 
 
 def _module_name(value: Any) -> str:
@@ -447,6 +480,7 @@ def analyse(cov: Any, app: Any, files: Sequence[str], *, workers: int = 0, expec
     for handler in handlers:
         by_file.setdefault(handler.file, []).append(handler)
     measured = set(files)
+    own, api = _methods(app)
     functions: list[FunctionCoverage] = []
     for name in sorted(measured | set(by_file)):
         if name not in measured or not Path(name).is_file():
@@ -457,11 +491,11 @@ def analyse(cov: Any, app: Any, files: Sequence[str], *, workers: int = 0, expec
         mine = by_file.get(name, [])
         for region in regions:
             handler = _match(region, mine, regions)
-            if handler is None and region.name.rsplit(".", 1)[-1] in _NOT_HANDLERS:
+            if handler is None and region.name in api:
                 continue
             part = _narrow(analysis, region.lines)
-            if handler is None and not part.executed:
-                continue  # another function, never run: a handler's unrun lines show its call
+            if handler is None and not part.executed and region.name not in own:
+                continue  # a function of the file that never ran and is not the app's (another app's?)
             if not part.statements:
                 continue
             missing_branches = tuple(

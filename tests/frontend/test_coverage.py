@@ -253,3 +253,12 @@ def test_a_shipped_app_is_measured_never_the_checkers_code() -> None:
     assert Path(measured).name == "route_flow.py" and Path(measured).parent.name == "apps"
     packet_in = function(result.coverage, "RouteFlow.on_packet_in")
     assert packet_in.handler and packet_in.lines_run > 0
+
+
+def test_the_apps_methods_are_listed_run_or_not_but_not_its_app_api_overrides() -> None:
+    result = verify(FIREWALL, coverage=True)
+    audit = function(result.coverage, "CoverageFirewall.audit")
+    assert not audit.handler and (audit.lines_run, audit.lines) == (0, 1)
+    assert "    function CoverageFirewall.audit" in "\n".join(result.coverage.text_lines())
+    # describe ran (while the network was built) but is the App API's, not the app's logic
+    assert "CoverageFirewall.describe" not in {f.name for f in result.coverage.functions}

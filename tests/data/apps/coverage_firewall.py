@@ -46,6 +46,13 @@ class CoverageFirewall(App[None]):
             return state
         return state
 
+    def audit(self, ev: PacketIn) -> str:
+        """A method no handler calls."""
+        return f"{ev.packet.hdr.eth_src} -> {ev.packet.hdr.eth_dst}"
+
+    def describe(self) -> str:  # the App API's, not a handler: runs while the network is built
+        return "CoverageFirewall (SSH and 10.9.0.0/16 dropped)"
+
 
 class PlainRouter(CoverageFirewall):
     """No rule: routes every packet (another app of the same file, inheriting the others)."""
