@@ -116,7 +116,8 @@ class AppCoverage:
         if self.expected_workers:
             notes.append(f"merged from {self.workers} of {self.expected_workers} worker processes"
                          + ("" if self.workers == self.expected_workers else
-                            " (the others ended without reporting: their part is missing)"))
+                            f" ({self.expected_workers - self.workers} ended without reporting: what they ran "
+                            "is missing)"))
         if self.partial is not None:
             notes.append(self.partial)
         return [*notes, *self.notes]

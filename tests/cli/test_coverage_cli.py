@@ -220,3 +220,32 @@ def test_no_warning_of_coverage_py_when_no_line_of_the_app_ran(tmp_path: Path) -
     assert done.stderr == ""
     assert block(done.stdout)[2:] == [f"    handler Idle.on_packet_in ({app}:5): lines 0/1, branches 0/0",
                                       "      never called by the search"]
+
+
+#: An app whose packet-in handler kills the worker process it runs in (the coordinator runs
+#: only the switch joins): the search loses its workers.
+KILLS_ITS_WORKER = '''
+import multiprocessing, os, signal
+from nice_attendre.models.app import App
+
+
+class KillsItsWorker(App[None]):
+    def on_packet_in(self, state, ev, out):
+        if multiprocessing.current_process().name.startswith("nice-attendre-shard"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return state
+'''
+
+
+def test_a_lost_worker_leaves_its_part_missing_and_says_so(tmp_path: Path) -> None:
+    app = tmp_path / "kills.py"
+    app.write_text(KILLS_ITS_WORKER)
+    out = tmp_path / "report.json"
+    done = subprocess.run([_console_script(), "verify", f"{app}:KillsItsWorker", "--workers", "2", "--coverage",
+                           "--json", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stdout + done.stderr
+    lines = block(done.stdout)
+    assert "    (merged from 0 of 2 worker processes (2 ended without reporting: what they ran is missing))" in lines
+    assert "    (the search stopped early (worker-lost): coverage of the part explored)" in lines
+    data = json.loads(out.read_text())["coverage"]
+    assert (data["workers_merged"], data["workers"], data["complete"]) == (0, 2, False)
