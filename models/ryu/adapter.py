@@ -13,9 +13,11 @@ constructor gets the app options as keyword arguments). Then:
 * **Events.** The ``@set_ev_cls`` handlers are called synchronously, one at a time, in name
   order (as os-ken registers them), honouring their dispatcher phases:
   ``EventOFPSwitchFeatures`` (CONFIG phase) then ``EventOFPStateChange`` (MAIN) when a switch
-  joins; ``EventOFPPacketIn``, ``EventOFPPortStatsReply`` and ``EventOFPBarrierReply`` (MAIN)
-  when the controller handles them. No other event occurs in the model (no port changes,
-  errors, flow removals, echo), so handlers for other events are never called.
+  joins; ``EventOFPPacketIn``, ``EventOFPPortStatsReply``, ``EventOFPBarrierReply``,
+  ``EventOFPFlowRemoved`` (an entry installed with OFPFF_SEND_FLOW_REM expired or was
+  deleted) and ``EventOFPPortStatus`` (a link went down or up: ``--fault link``) (MAIN)
+  when the controller handles them. No other event occurs in the model (echo, ...), so
+  handlers for other events are never called.
 * **OpenFlow version.** The highest of 1.3 and 1.0 in the class's ``OFP_VERSIONS`` (all
   versions when it is None, so 1.3); the switches speak it (``App.openflow_version``).
 * **Refused** (:class:`UnsupportedFeature`, naming the feature): ``_CONTEXTS``, threads
@@ -38,7 +40,7 @@ from os_ken.ofproto import ofproto_v1_0, ofproto_v1_3
 from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models import determinism
 from nice_attendre.models.app import App, Out
-from nice_attendre.models.messages import BarrierReply, PacketIn, PortStatsReply
+from nice_attendre.models.messages import BarrierReply, FlowRemoved, PacketIn, PortStatsReply, PortStatus
 from nice_attendre.models.ryu import env
 from nice_attendre.models.ryu.codec import Codec
 from nice_attendre.models.ryu.datapath import CheckerDatapath
@@ -60,7 +62,7 @@ _REFUSED_METHODS = {
 
 #: The events the model generates, by event class name.
 _DELIVERED = ("EventOFPSwitchFeatures", "EventOFPStateChange", "EventOFPPacketIn", "EventOFPPortStatsReply",
-              "EventOFPBarrierReply")
+              "EventOFPBarrierReply", "EventOFPFlowRemoved", "EventOFPPortStatus")
 
 
 def _refused(feature: str) -> Callable[..., Any]:
@@ -289,6 +291,20 @@ class RyuAdapter(App[Frozen]):
             return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
 
         return self._run(state, out, None, events, ("port-stats", ev))
+
+    def on_flow_removed(self, state: Frozen, ev: FlowRemoved, out: Out) -> Frozen:
+        def events(switches: _Switches) -> list[tuple[Any, str]]:
+            msg = switches.wire.flow_removed(switches.datapaths[ev.dpid], ev)
+            return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
+
+        return self._run(state, out, None, events, ("flow-removed", ev))
+
+    def on_port_status(self, state: Frozen, ev: PortStatus, out: Out) -> Frozen:
+        def events(switches: _Switches) -> list[tuple[Any, str]]:
+            msg = switches.wire.port_status(switches.datapaths[ev.dpid], ev)
+            return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
+
+        return self._run(state, out, None, events, ("port-status", ev))
 
     def on_barrier_reply(self, state: Frozen, ev: BarrierReply, out: Out) -> Frozen:
         def events(switches: _Switches) -> list[tuple[Any, str]]:
