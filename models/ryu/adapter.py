@@ -18,8 +18,9 @@ constructor gets the app options as keyword arguments). Then:
   deleted) and ``EventOFPPortStatus`` (a link went down or up: ``--fault link``) (MAIN)
   when the controller handles them. No other event occurs in the model (echo, ...), so
   handlers for other events are never called.
-* **OpenFlow version.** The highest of 1.3 and 1.0 in the class's ``OFP_VERSIONS`` (all
-  versions when it is None, so 1.3); the switches speak it (``App.openflow_version``).
+* **OpenFlow version.** The highest of 1.0, 1.2, 1.3, 1.4 and 1.5 in the class's
+  ``OFP_VERSIONS`` (1.3 when it is None); the switches speak it, with the semantics of
+  :data:`VERSIONS` (``App.openflow_version``).
 * **Refused** (:class:`UnsupportedFeature`, naming the feature): ``_CONTEXTS``, threads
   (``hub.spawn`` in the constructor, ``start`` or a handler), blocking (``hub.sleep``,
   ``time.sleep``), ``send_request`` (blocking requests, as ``ofctl.api`` makes),
@@ -49,8 +50,16 @@ from nice_attendre.models.ryu.translate import Translator, refuse
 from nice_attendre.models.ryu.wire import Wire
 from nice_attendre.models.topology import Topology
 
-#: Wire version -> the model's version name.
-VERSIONS = {ofproto_v1_3.OFP_VERSION: "1.3", ofproto_v1_0.OFP_VERSION: "1.0"}
+#: Wire version -> the version's name.
+NAMES = {ofproto_v1_0.OFP_VERSION: "1.0", 0x03: "1.2", ofproto_v1_3.OFP_VERSION: "1.3", 0x05: "1.4", 0x06: "1.5"}
+#: Wire version -> the model's switch semantics (``App.openflow_version``): OpenFlow 1.2's
+#: switches send a packet-in on a table miss (its default table configuration,
+#: OFPTC_TABLE_MISS_CONTROLLER), as the model's 1.0 switches do; 1.4 and 1.5 keep 1.3's
+#: table-miss entry. (The model's 1.0 semantics also give an exact-match entry precedence
+#: and apply a flow-mod's actions to its buffered packet, where a 1.2 switch would send the
+#: packet through the table: the same outcome unless another entry of higher priority
+#: overlaps.)
+VERSIONS = {ofproto_v1_0.OFP_VERSION: "1.0", 0x03: "1.0", ofproto_v1_3.OFP_VERSION: "1.3", 0x05: "1.3", 0x06: "1.3"}
 
 #: App methods that would need a running os-ken: refused when called.
 _REFUSED_METHODS = {
@@ -92,13 +101,17 @@ def _named_parameters(ryu_class: type) -> set[str]:
 
 
 def negotiate(ryu_class: type) -> int:
-    """The wire version the model's switches speak with ``ryu_class`` (from ``OFP_VERSIONS``)."""
+    """The wire version the model's switches speak with ``ryu_class``: the highest of its
+    ``OFP_VERSIONS`` (1.3 when it is None, os-ken's default of every version: the version
+    the checker's Ryu apps are usually written for)."""
     offered = getattr(ryu_class, "OFP_VERSIONS", None)
-    versions = set(VERSIONS) if offered is None else set(offered) & set(VERSIONS)
+    if offered is None:
+        return ofproto_v1_3.OFP_VERSION
+    versions = set(offered) & set(VERSIONS)
     if not versions:
         names = ", ".join(f"{v:#x}" for v in offered or ())
-        raise UnsupportedFeature(f"Ryu app {ryu_class.__name__}: OFP_VERSIONS [{names}] has neither OpenFlow 1.0 "
-                                 "(0x01) nor 1.3 (0x04), the versions the checker's switches speak")
+        raise UnsupportedFeature(f"Ryu app {ryu_class.__name__}: OFP_VERSIONS [{names}] names no OpenFlow version "
+                                 "the checker's switches speak (1.0, 1.2, 1.3, 1.4, 1.5: 0x01, 0x03-0x06)")
     return max(versions)
 
 
@@ -109,7 +122,7 @@ class _Switches:
         self.topology = topology
         self.codec = Codec(topology)
         self.wire = Wire(self.codec, adapter.load_classes)
-        self.translator = Translator(self.codec, adapter.openflow_version)
+        self.translator = Translator(self.codec, adapter.wire_version)
         self.datapaths: dict[int, CheckerDatapath] = {}
         for dpid in topology.switches:
             datapath = CheckerDatapath(dpid, adapter.wire_version, {}, adapter._receive)
@@ -183,7 +196,7 @@ class RyuAdapter(App[Frozen]):
     # ---- the app's identity -------------------------------------------------------------
 
     def describe(self) -> str:
-        return f"{self.ryu_class.__name__} (Ryu app, OpenFlow {self.openflow_version})"
+        return f"{self.ryu_class.__name__} (Ryu app, OpenFlow {NAMES[self.wire_version]})"
 
     def handled_events(self) -> tuple[str, ...]:
         """The event classes the app has handlers for that the model generates."""

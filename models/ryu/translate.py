@@ -56,6 +56,9 @@ _FLAG_NAMES = ("OFPFF_SEND_FLOW_REM", "OFPFF_CHECK_OVERLAP", "OFPFF_EMERG", "OFP
                "OFPFF_NO_PKT_COUNTS", "OFPFF_NO_BYT_COUNTS")
 
 
+_NAMES = {0x01: "1.0", 0x03: "1.2", 0x04: "1.3", 0x05: "1.4", 0x06: "1.5"}
+
+
 def refuse(feature: str) -> UnsupportedFeature:
     """The error for an unsupported ``feature`` of a Ryu app."""
     return UnsupportedFeature(f"Ryu apps: {feature} is not supported by the checker's model")
@@ -64,12 +67,15 @@ def refuse(feature: str) -> UnsupportedFeature:
 class Translator:
     """Turns one app's os-ken messages into requests on an :class:`Out` (see the module docstring).
 
-    ``version`` is "1.0" or "1.3"; ``codec`` maps addresses and buffer ids of the topology.
+    ``wire_version`` is the OpenFlow version spoken (0x01, 0x03-0x06); ``codec`` maps
+    addresses and buffer ids of the topology.
     """
 
-    def __init__(self, codec: Codec, version: str) -> None:
+    def __init__(self, codec: Codec, wire_version: int) -> None:
         self.codec = codec
-        self.version = version
+        self.wire_version = wire_version
+        #: "1.0" (OpenFlow 1.0's messages) or "1.3" (1.2 to 1.5: OXM matches, instructions).
+        self.version = "1.0" if wire_version == 0x01 else "1.3"
 
     def send(self, datapath: Any, msg: Any, out: Out, context: PacketIn | None) -> None:
         """Queue what ``msg`` (already serialised) asks of switch ``datapath.id`` into ``out``;
@@ -83,6 +89,9 @@ class Translator:
             out.barrier(datapath.id, msg.xid)
         elif name == "OFPPortStatsRequest":
             ofp = datapath.ofproto
+            if self.wire_version not in (0x01, 0x04):
+                raise refuse(f"port statistics in OpenFlow {_NAMES[self.wire_version]} (the checker's switches "
+                             "report them in 1.0 and 1.3)")
             if msg.port_no not in (getattr(ofp, "OFPP_NONE", None), getattr(ofp, "OFPP_ANY", None)):
                 raise refuse(f"port statistics of one port (port_no={msg.port_no})")
             out.request_port_stats(datapath.id)
@@ -262,7 +271,10 @@ class Translator:
     def packet_out(self, datapath: Any, msg: Any, out: Out, context: PacketIn | None) -> None:
         ofp = datapath.ofproto
         actions = self.actions(datapath, msg.actions, in_flow=False)
-        in_port = msg.in_port if 0 < msg.in_port <= ofp.OFPP_MAX else 0
+        in_port = msg.match.get("in_port", 0) if self.wire_version >= 0x06 else msg.in_port  # 1.5: in the match
+        if self.wire_version >= 0x06 and set(dict(msg.match.items())) - {"in_port"}:
+            raise refuse(f"packet-out match fields other than in_port ({msg.match})")
+        in_port = in_port if 0 < in_port <= ofp.OFPP_MAX else 0
         buffer_id = self.buffer_id(datapath, msg.buffer_id)
         if buffer_id is not None:
             out.packet_out(datapath.id, actions, buffer_id=buffer_id, in_port=in_port)

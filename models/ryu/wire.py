@@ -66,17 +66,19 @@ class Wire:
         ofp = datapath.ofproto
         frame = self.codec.frame(ev.packet)
         buffer_id = ofp.OFP_NO_BUFFER if ev.buffer_id is None else self.codec.buffer_int(ev.buffer_id)
-        reason = ofp.OFPR_NO_MATCH if ev.reason == "no-match" else ofp.OFPR_ACTION
+        names = ("OFPR_NO_MATCH", "OFPR_TABLE_MISS") if ev.reason == "no-match" else ("OFPR_ACTION", "OFPR_APPLY_ACTION")
+        reason = getattr(ofp, names[0]) if hasattr(ofp, names[0]) else getattr(ofp, names[1])  # (1.4 renamed them)
         key = (ofp.OFP_VERSION, buffer_id, ev.in_port, reason, ev.table_id, frame)
         body = self._packet_ins.get(key)
         if body is None:
             if ofp.OFP_VERSION == 0x01:
                 body = struct.pack(ofp.OFP_PACKET_IN_PACK_STR, buffer_id, len(frame), ev.in_port, reason)
-            else:
+            else:  # 1.2 has no cookie
+                head = (buffer_id, len(frame), reason, ev.table_id) + ((0,) if ofp.OFP_VERSION >= 0x04 else ())
                 match = bytearray()
                 length = datapath.ofproto_parser.OFPMatch(in_port=ev.in_port).serialize(match, 0)
                 match += bytes(utils.round_up(length, 8) - len(match))
-                body = (struct.pack(ofp.OFP_PACKET_IN_PACK_STR, buffer_id, len(frame), reason, ev.table_id, 0)
+                body = (struct.pack(ofp.OFP_PACKET_IN_PACK_STR, *head)
                         + bytes(match) + bytes(2))
             body = self._packet_ins[key] = body + frame
         return self._parse(datapath, ofp.OFPT_PACKET_IN, body)
@@ -121,6 +123,9 @@ class Wire:
         if ofp.OFP_VERSION == 0x01:
             body = struct.pack(ofp.OFP_SWITCH_FEATURES_PACK_STR, datapath.id, _N_BUFFERS, 1, capabilities,
                                1 << ofp.OFPAT_OUTPUT)
+            body += b"".join(self._port_bytes(datapath, port) for port in ports)
+        elif ofp.OFP_VERSION == 0x03:  # OpenFlow 1.2: the ports come with the features
+            body = struct.pack(ofp.OFP_SWITCH_FEATURES_PACK_STR, datapath.id, _N_BUFFERS, 254, capabilities, 0)
             body += b"".join(self._port_bytes(datapath, port) for port in ports)
         else:
             body = struct.pack(ofp.OFP_SWITCH_FEATURES_PACK_STR, datapath.id, _N_BUFFERS, 254, 0, capabilities, 0)

@@ -379,8 +379,8 @@ class WithContexts(Recorder):
     _CONTEXTS = {"dpset": object}
 
 
-class Version14(Recorder):
-    OFP_VERSIONS = [0x05]
+class Version11(Recorder):
+    OFP_VERSIONS = [0x02]
 
 
 @pytest.mark.parametrize("app,expected", [
@@ -390,7 +390,7 @@ class Version14(Recorder):
     (Threads, r"starting threads \(threading.Thread.start\)"),
     (Requests, r"blocking requests \(send_request"),
     (WithContexts, r"contexts \(_CONTEXTS: dpset\)"),
-    (Version14, r"OFP_VERSIONS \[0x5\] has neither OpenFlow 1.0"),
+    (Version11, r"OFP_VERSIONS \[0x2\] names no OpenFlow version the checker.s switches speak"),
 ])
 def test_what_the_model_cannot_run_is_refused(app: type, expected: str) -> None:
     with pytest.raises((UnsupportedFeature, AppLoadError), match=expected):
