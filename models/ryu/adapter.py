@@ -21,7 +21,9 @@ constructor gets the app options as keyword arguments). Then:
 * **OpenFlow version.** The highest of 1.0, 1.2, 1.3, 1.4 and 1.5 in the class's
   ``OFP_VERSIONS`` (1.3 when it is None); the switches speak it, with the semantics of
   :data:`VERSIONS` (``App.openflow_version``).
-* **Refused** (:class:`UnsupportedFeature`, naming the feature): ``_CONTEXTS``, threads
+* **Refused** (:class:`UnsupportedFeature`, naming the feature) when the class is adapted,
+  before any transition, by reading its code (:mod:`.scan`); and, as a safeguard, when
+  called: ``_CONTEXTS``, threads
   (``hub.spawn`` in the constructor, ``start`` or a handler), blocking (``hub.sleep``,
   ``time.sleep``), ``send_request`` (blocking requests, as ``ofctl.api`` makes),
   ``send_event``/``send_event_to_observers`` (events between apps), other OpenFlow
@@ -45,6 +47,7 @@ from nice_attendre.models.messages import BarrierReply, FlowRemoved, PacketIn, P
 from nice_attendre.models.ryu import env
 from nice_attendre.models.ryu.codec import Codec
 from nice_attendre.models.ryu.datapath import CheckerDatapath
+from nice_attendre.models.ryu.scan import refuse_unsupported
 from nice_attendre.models.ryu.state import Frozen, freeze_attributes, restore_attributes
 from nice_attendre.models.ryu.translate import Translator, refuse
 from nice_attendre.models.ryu.wire import Wire
@@ -330,6 +333,7 @@ class RyuAdapter(App[Frozen]):
 @lru_cache(maxsize=None)
 def adapt_class(ryu_class: type) -> type:
     """The :class:`RyuAdapter` subclass for ``ryu_class``, named like it (made once per class)."""
+    refuse_unsupported(ryu_class, app_manager.OSKenApp)
     wire_version = negotiate(ryu_class)
     namespace = {
         "ryu_class": ryu_class,

@@ -384,12 +384,12 @@ class Version11(Recorder):
 
 
 @pytest.mark.parametrize("app,expected", [
-    (Spawns, r"cannot create Spawns with options \{\}: Ryu apps: starting threads \(hub.spawn\)"),
-    (SpawnsInStart, r"starting threads \(hub.spawn in start\)"),
-    (Sleeps, r"blocking \(hub.sleep\)"),
-    (Threads, r"starting threads \(threading.Thread.start\)"),
+    (Spawns, r"^Ryu apps: starting threads \(hub.spawn, in Spawns.__init__\)"),
+    (SpawnsInStart, r"starting threads \(hub.spawn, in SpawnsInStart.start\)"),
+    (Sleeps, r"blocking \(hub.sleep, time.sleep, in Sleeps.join\)"),
+    (Threads, r"starting threads \(threading.Thread.start, in Threads.join\)"),
     (Requests, r"blocking requests \(send_request"),
-    (WithContexts, r"contexts \(_CONTEXTS: dpset\)"),
+    (WithContexts, r"contexts \(_CONTEXTS: dpset, in WithContexts\)"),
     (Version11, r"OFP_VERSIONS \[0x2\] names no OpenFlow version the checker.s switches speak"),
 ])
 def test_what_the_model_cannot_run_is_refused(app: type, expected: str) -> None:
@@ -417,7 +417,7 @@ def test_a_refusal_is_one_line_and_exit_code_2_on_the_cli(tmp_path: Any) -> None
         "        dp.send_msg(dp.ofproto_parser.OFPGroupMod(dp))\n")
     result = CliRunner().invoke(main, ["verify", f"{app}:Grouping"])
     assert result.exit_code == 2
-    assert result.stderr == ("Error: Ryu apps: groups (OFPGroupMod) is not supported by the checker's model\n")
+    assert result.stderr == ("Error: Ryu apps: groups (OFPGroupMod, in Grouping.features) is not supported by the checker's model\n")
 
 
 def test_detection_and_adapter_identity() -> None:

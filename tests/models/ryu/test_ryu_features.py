@@ -104,3 +104,53 @@ RYU_APPS = Path("/tmp/ryu-apps")
 def test_ryu_samples_of_every_version_run_unmodified(file: str, name: str) -> None:
     result = verify(f"{RYU_APPS / file}:{name}", topology="linear:3", packets=2, properties=NO_RACE)
     assert result.ok and result.complete, result.discoveries
+
+
+# ---- refused when loaded, never mid-search --------------------------------------------------
+
+@pytest.mark.parametrize("name,feature", [
+    ("SpawnsOnPacketIn", "starting threads (hub.spawn, in SpawnsOnPacketIn.packet_in_handler)"),
+    ("GroupsOnPacketIn", "groups (OFPGroupMod, in GroupsOnPacketIn.packet_in_handler)"),
+    ("MetersOnPacketIn", "meters (OFPMeterMod, in MetersOnPacketIn.meter)"),
+])
+def test_unsupported_features_are_refused_before_the_first_transition(name: str, feature: str) -> None:
+    """Building the system (before any transition) refuses the app; the CLI says one line."""
+    from nice_attendre.errors import UnsupportedFeature
+    from nice_attendre.frontend.api import build
+
+    target = app("ryu_refused.py", name)
+    with pytest.raises(UnsupportedFeature):
+        build(target, properties=[], topology="linear:1")
+    result = cli("verify", target, "--topology", "linear:1")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"Error: Ryu apps: {feature} is not supported by the checker's model\n"
+    assert result.stdout == ""
+
+
+def test_a_sample_app_os_ken_lacks_is_the_file_beside_the_app() -> None:
+    result = verify(app("ryu_subclass.py", "QuietExpiringSwitch13"), topology="linear:1", packets=1,
+                    properties=["no-forwarding-loops"])
+    assert result.ok and result.complete
+    result = cli("verify", app("ryu_missing_sample.py", "Orphan"))
+    assert result.exit_code == 2
+    assert result.stderr == (f"Error: cannot load app '{APPS / 'ryu_missing_sample.py'}': os-ken does not ship "
+                             "Ryu's sample app ryu_no_such_sample: put ryu_no_such_sample.py next to your app\n")
+    result = cli("verify", app("ryu_rest.py", "RestApp"))
+    assert result.exit_code == 2
+    assert result.stderr == (f"Error: cannot load app '{APPS / 'ryu_rest.py'}': Ryu apps: WSGI (ryu.app.wsgi: a web "
+                             "server for REST APIs) is not supported by the checker's model, and os-ken does not "
+                             "ship ryu.app.wsgi\n")
+
+
+@pytest.mark.skipif(not (RYU_APPS / "simple_switch_13.py").exists(), reason="Ryu's samples are not in /tmp/ryu-apps")
+@pytest.mark.parametrize("file,name,feature", [
+    ("simple_switch_stp_13.py", "SimpleSwitch13", "contexts (_CONTEXTS: stplib, in SimpleSwitch13)"),
+    ("simple_switch_lacp_13.py", "SimpleSwitchLacp13", "contexts (_CONTEXTS: lacplib, in SimpleSwitchLacp13)"),
+    ("simple_switch_igmp_13.py", "SimpleSwitchIgmp13", "contexts (_CONTEXTS: igmplib, in SimpleSwitchIgmp13)"),
+    ("simple_switch_rest_13.py", "SimpleSwitchRest13", "WSGI (ryu.app.wsgi"),
+    ("simple_monitor_13.py", "SimpleMonitor13", "starting threads (hub.spawn, in SimpleMonitor13.__init__)"),
+])
+def test_the_samples_subclassing_simple_switch_13_are_refused_in_one_line(file: str, name: str, feature: str) -> None:
+    result = cli("verify", f"{RYU_APPS / file}:{name}")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and f"Ryu apps: {feature}" in result.stderr
