@@ -18,6 +18,13 @@ constructor gets the app options as keyword arguments). Then:
   deleted) and ``EventOFPPortStatus`` (a link went down or up: ``--fault link``) (MAIN)
   when the controller handles them. No other event occurs in the model (echo, ...), so
   handlers for other events are never called.
+* **Transaction ids.** Each datapath numbers the messages the app sends from 1, as os-ken's
+  does (``datapath.set_xid``), over the whole run. The counters are state only when the
+  app's code names ``xid`` or ``set_xid`` (it may then tell messages apart by them): kept
+  per switch in the frozen state (:data:`XIDS`; switches that sent nothing left out), so
+  equal app states with different message histories differ, as they would for the app. An
+  app that never reads them cannot tell, so for it the counters restart at every handler
+  call and cost no states (DESIGN: no monotone counters in the state).
 * **OpenFlow version.** The highest of 1.0, 1.2, 1.3, 1.4 and 1.5 in the class's
   ``OFP_VERSIONS`` (1.3 when it is None); the switches speak it, with the semantics of
   :data:`VERSIONS` (``App.openflow_version``).
@@ -47,7 +54,7 @@ from nice_attendre.models.messages import BarrierReply, FlowRemoved, PacketIn, P
 from nice_attendre.models.ryu import env
 from nice_attendre.models.ryu.codec import Codec
 from nice_attendre.models.ryu.datapath import CheckerDatapath
-from nice_attendre.models.ryu.scan import refuse_unsupported
+from nice_attendre.models.ryu.scan import refuse_unsupported, uses_xids
 from nice_attendre.models.ryu.state import Frozen, freeze_attributes, restore_attributes
 from nice_attendre.models.ryu.translate import Translator, refuse
 from nice_attendre.models.ryu.wire import Wire
@@ -63,6 +70,10 @@ NAMES = {ofproto_v1_0.OFP_VERSION: "1.0", 0x03: "1.2", ofproto_v1_3.OFP_VERSION:
 #: packet through the table: the same outcome unless another entry of higher priority
 #: overlaps.)
 VERSIONS = {ofproto_v1_0.OFP_VERSION: "1.0", 0x03: "1.0", ofproto_v1_3.OFP_VERSION: "1.3", 0x05: "1.3", 0x06: "1.3"}
+
+#: The name of the datapaths' transaction-id counters in the frozen state (put first; an
+#: app attribute of that name is refused).
+XIDS = "datapath_xid"
 
 #: App methods that would need a running os-ken: refused when called.
 _REFUSED_METHODS = {
@@ -145,6 +156,9 @@ class RyuAdapter(App[Frozen]):
     memoize: ClassVar[bool] = True
     #: The adapter runs the handlers twice itself (its memo would answer a second call).
     checks_own_determinism: ClassVar[bool] = True
+    #: Whether the app's code names transaction ids (see :func:`.scan.uses_xids`): then each
+    #: datapath's counter is state (see the module docstring).
+    tracks_xids: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         cls = self.ryu_class
@@ -264,9 +278,13 @@ class RyuAdapter(App[Frozen]):
         it made (into ``out``, which was empty)."""
         datapaths = switches.datapaths
         first = len(out.requests)
+        xids: dict[int, int] = {}
+        if self.tracks_xids and state and state[0][0] == XIDS:
+            xids = dict(state[0][1][1])
+            state = state[1:]
         restore_attributes(self.ryu, state, self._skip, datapaths.__getitem__)
-        for datapath in datapaths.values():
-            datapath.reset_xid()
+        for dpid, datapath in datapaths.items():
+            datapath.xid = xids.get(dpid, 0)
         self._out, self._context = out, context
         try:
             with env.handler_environment():
@@ -278,7 +296,15 @@ class RyuAdapter(App[Frozen]):
             self._out, self._context = None, None
         requests = tuple(out.requests[first:])
         del out.requests[first:]
-        return freeze_attributes(self.ryu, self._skip, CheckerDatapath), requests
+        new = freeze_attributes(self.ryu, self._skip, CheckerDatapath)
+        if self.tracks_xids:
+            if XIDS in vars(self.ryu):
+                raise refuse(f"an app attribute named {XIDS} (the checker keeps the datapaths' transaction ids "
+                             "under that name)")
+            counters = tuple((dpid, datapath.xid) for dpid, datapath in sorted(datapaths.items()) if datapath.xid)
+            if counters:
+                new = ((XIDS, ("dict", counters)),) + new
+        return new, requests
 
     def initial_state(self) -> Frozen:
         return freeze_attributes(self.ryu, self._skip, CheckerDatapath)
@@ -336,6 +362,7 @@ def adapt_class(ryu_class: type) -> type:
     refuse_unsupported(ryu_class, app_manager.OSKenApp)
     wire_version = negotiate(ryu_class)
     namespace = {
+        "tracks_xids": uses_xids(ryu_class, app_manager.OSKenApp),
         "ryu_class": ryu_class,
         "wire_version": wire_version,
         "openflow_version": VERSIONS[wire_version],

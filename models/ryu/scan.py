@@ -70,4 +70,16 @@ def refuse_unsupported(ryu_class: type, base: type) -> None:
                     raise refuse(f"{feature[:-1]}, in {klass.__name__}.{name})")
 
 
-__all__ = ["FEATURES", "refuse_unsupported"]
+def uses_xids(ryu_class: type, base: type) -> bool:
+    """Whether the code of ``ryu_class``'s own classes (up to ``base``) names transaction ids
+    (``xid``, ``set_xid``): then the ids its messages get are part of its state."""
+    for klass in inspect.getmro(ryu_class):
+        if klass is base or not issubclass(klass, base):
+            break
+        for _name, function in _functions(klass):
+            if any(used in ("xid", "set_xid") for used in _names(function.__code__)):
+                return True
+    return False
+
+
+__all__ = ["FEATURES", "refuse_unsupported", "uses_xids"]

@@ -154,3 +154,27 @@ def test_the_samples_subclassing_simple_switch_13_are_refused_in_one_line(file: 
     result = cli("verify", f"{RYU_APPS / file}:{name}")
     assert result.exit_code == 2, result.output
     assert result.stderr.count("\n") == 1 and f"Ryu apps: {feature}" in result.stderr
+
+
+# ---- transaction ids --------------------------------------------------------------------------
+
+def test_xids_grow_per_datapath_over_the_run() -> None:
+    """An app keyed on msg.xid works: each datapath numbers its messages 1, 2, 3 ... over the
+    run (they restarted at 1 in every handler call), and only per datapath (s1 and s2 both
+    give 3 to the barrier after their first packet-out)."""
+    result = verify(app("ryu_xids.py", "BarrierKeyedSwitch13"), topology="linear:1", packets=2,
+                    properties=["no-forwarding-loops"])
+    assert result.ok and result.complete, result.discoveries
+    result = verify(app("ryu_xids.py", "SharedXidSwitch13"), topology="linear:2", packets=1,
+                    properties=["no-forwarding-loops"])
+    (found,) = result.discoveries
+    assert found.reason == ("SharedXidSwitch13.on_packet_in raised AssertionError: xid 3 is already awaited "
+                            "(handling packet-in(s2, port 1, h1#0))")
+
+
+def test_xids_cost_no_states_to_an_app_that_never_reads_them() -> None:
+    from nice_attendre.models.ryu import adapt
+    from nice_attendre.frontend.loading import load_app
+
+    assert adapt(type(load_app(app("ryu_xids.py", "BarrierKeyedSwitch13")).ryu)).tracks_xids
+    assert not adapt(type(load_app(EXPIRING).ryu)).tracks_xids
