@@ -237,8 +237,8 @@ class RyuAdapter(App[Frozen]):
              events: Callable[[_Switches], list[tuple[Any, str]]], key: tuple[Any, ...]) -> Frozen:
         """Restore ``state``, dispatch the (event, phase) pairs ``events`` builds, freeze.
 
-        A handler call is a function of the app's state and the message (the clock and
-        randomness are fixed, the datapaths are configuration), so its outcome (new state and
+        A handler call is a function of the app's state and the message (the clock is
+        fixed, the datapaths are configuration; randomness is the detector's to report), so its outcome (new state and
         requests) is remembered per (``key``, state) and replayed: the same packet-in in the
         same app state recurs across many interleavings. Calls that raise are not remembered.
 

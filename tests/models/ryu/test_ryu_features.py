@@ -178,3 +178,19 @@ def test_xids_cost_no_states_to_an_app_that_never_reads_them() -> None:
 
     assert adapt(type(load_app(app("ryu_xids.py", "BarrierKeyedSwitch13")).ryu)).tracks_xids
     assert not adapt(type(load_app(EXPIRING).ryu)).tracks_xids
+
+
+# ---- randomness -------------------------------------------------------------------------------
+
+def test_random_in_a_handler_is_reported_not_seeded() -> None:
+    """A handler drawing from the random module's generator is app-nondeterminism (exit 4):
+    it was seeded at every call, exploring one outcome of its choice forever, silently. A
+    generator the handler seeds itself is deterministic."""
+    result = cli("verify", app("ryu_random.py", "RandomFlooder10"), "--topology", "linear:1", "--packets", "1",
+                 "--property", "no-forwarding-loops")
+    assert result.exit_code == 4, result.output
+    assert ("  RandomFlooder10.on_packet_in read the random module's shared generator (random.random) at "
+            "ryu_random.py:19 in choose (handling packet-in(s1, port 1, h1#0))") in result.stdout.splitlines()
+    result = verify(app("ryu_random.py", "SeededFlooder10"), topology="linear:1", packets=1,
+                    properties=["no-forwarding-loops"])
+    assert result.ok and result.complete
