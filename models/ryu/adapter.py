@@ -15,7 +15,8 @@ constructor gets the app options as keyword arguments). Then:
   ``EventOFPSwitchFeatures`` (CONFIG phase) then ``EventOFPStateChange`` (MAIN) when a switch
   joins; ``EventOFPPacketIn``, ``EventOFPPortStatsReply``, ``EventOFPBarrierReply``,
   ``EventOFPFlowRemoved`` (an entry installed with OFPFF_SEND_FLOW_REM expired or was
-  deleted) and ``EventOFPPortStatus`` (a link went down or up: ``--fault link``) (MAIN)
+  deleted), ``EventOFPPortStatus`` (a link went down or up: ``--fault link``) and
+  ``EventOFPErrorMsg`` (a flow-mod with OFPFF_CHECK_OVERLAP refused) (MAIN)
   when the controller handles them. No other event occurs in the model (echo, ...), so
   handlers for other events are never called.
 * **Transaction ids.** Each datapath numbers the messages the app sends from 1, as os-ken's
@@ -50,7 +51,7 @@ from os_ken.ofproto import ofproto_v1_0, ofproto_v1_3
 from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models import determinism
 from nice_attendre.models.app import App, Out
-from nice_attendre.models.messages import BarrierReply, FlowRemoved, PacketIn, PortStatsReply, PortStatus
+from nice_attendre.models.messages import BarrierReply, Error, FlowRemoved, PacketIn, PortStatsReply, PortStatus
 from nice_attendre.models.ryu import env
 from nice_attendre.models.ryu.codec import Codec
 from nice_attendre.models.ryu.datapath import CheckerDatapath
@@ -85,7 +86,7 @@ _REFUSED_METHODS = {
 
 #: The events the model generates, by event class name.
 _DELIVERED = ("EventOFPSwitchFeatures", "EventOFPStateChange", "EventOFPPacketIn", "EventOFPPortStatsReply",
-              "EventOFPBarrierReply", "EventOFPFlowRemoved", "EventOFPPortStatus")
+              "EventOFPBarrierReply", "EventOFPFlowRemoved", "EventOFPPortStatus", "EventOFPErrorMsg")
 
 
 def _refused(feature: str) -> Callable[..., Any]:
@@ -340,6 +341,13 @@ class RyuAdapter(App[Frozen]):
             return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
 
         return self._run(state, out, None, events, ("flow-removed", ev))
+
+    def on_error(self, state: Frozen, ev: Error, out: Out) -> Frozen:
+        def events(switches: _Switches) -> list[tuple[Any, str]]:
+            msg = switches.wire.error(switches.datapaths[ev.dpid], ev)
+            return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
+
+        return self._run(state, out, None, events, ("error", ev))
 
     def on_port_status(self, state: Frozen, ev: PortStatus, out: Out) -> Frozen:
         def events(switches: _Switches) -> list[tuple[Any, str]]:

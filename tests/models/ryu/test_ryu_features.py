@@ -194,3 +194,48 @@ def test_random_in_a_handler_is_reported_not_seeded() -> None:
     result = verify(app("ryu_random.py", "SeededFlooder10"), topology="linear:1", packets=1,
                     properties=["no-forwarding-loops"])
     assert result.ok and result.complete
+
+
+# ---- errors -----------------------------------------------------------------------------------
+
+def test_check_overlap_refuses_an_overlapping_add_with_an_error_message() -> None:
+    """OFPFF_CHECK_OVERLAP: an add overlapping an entry of the same priority is refused and
+    the app gets EventOFPErrorMsg (OFPET_FLOW_MOD_FAILED, OFPFMFC_OVERLAP); the flag was
+    refused as unsupported."""
+    result = cli("verify", app("ryu_overlap.py", "OverlapUnaware13"), "--topology", "linear:1", "--packets", "1",
+                 "--property", "no-forwarding-loops")
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert ("  5. s1 refuses flow-mod {eth_dst=h2} -> flood, check overlap: it overlaps [prio 10 {eth_src=h1} -> "
+            "controller] (OFPFF_CHECK_OVERLAP); error sent") in lines
+    assert any(line.endswith("raised AssertionError: s1 refused a flow-mod (type 5, code 3) (handling error(s1, "
+                             "overlap: {eth_dst=h2} priority 10))") for line in lines)
+    result = verify(app("ryu_overlap.py", "OverlapAware13"), topology="linear:1", packets=1,
+                    properties=["no-forwarding-loops"])
+    assert result.ok and result.complete
+
+
+def test_a_native_app_gets_the_error_too() -> None:
+    from nice_attendre.models.app import App, Out
+    from nice_attendre.models.packet import Flood, Match, ToController
+
+    class Checked(App[tuple]):
+        def initial_state(self) -> tuple:
+            return ()
+
+        def on_switch_join(self, state: tuple, dpid: int, out: Out) -> tuple:
+            out.flow_mod(dpid, Match.of(eth_src="h1"), [ToController()], priority=10)
+            out.flow_mod(dpid, Match.of(eth_dst="h2"), [Flood()], priority=10, check_overlap=True)
+            return state
+
+        def on_error(self, state: tuple, ev: Any, out: Out) -> tuple:
+            return state + ((ev.dpid, ev.reason),)
+
+    from nice_attendre.checker import dfs
+    from nice_attendre.frontend.api import build
+    from nice_attendre.property import Property
+
+    run = build(Checked(), properties=[], topology="linear:1", packets=1)
+    seen: set[Any] = set()
+    dfs(run.network, [Property.always("record", lambda s: seen.add(run.network.value(s, "app")) or True)])
+    assert ((1, "overlap"),) in seen
