@@ -123,7 +123,8 @@ def app_failure(exc: BaseException) -> str:
         return f"called sys.exit({exc.code!r})"
     if isinstance(exc, BadRequest):
         return f"made a malformed request: {exc}"
-    return f"raised {type(exc).__name__}: {_message(exc)}"
+    where = getattr(exc, "app_where", None)  # set by adapters that know (a Ryu app's file and line)
+    return f"raised {type(exc).__name__}: {_message(exc)}" + (f" at {where}" if isinstance(where, str) else "")
 
 
 #: What :func:`app_failure` says of a call that ran past the handler time limit (how a
@@ -638,6 +639,11 @@ class App(Generic[AS]):
         """A switch removed an entry installed with ``notify_removed`` (it expired, or a
         flow-mod deleted it)."""
         return state
+
+    def handler_name(self, handler: str) -> str:
+        """How traces name the app's handler ``handler`` (``"on_packet_in"``):
+        ``LearningSwitch.on_packet_in``. (Adapters name the method of the app they wrap.)"""
+        return f"{type(self).__name__}.{handler}"
 
     def on_error(self, state: AS, ev: Error, out: Out) -> AS:
         """A switch refused a flow-mod (``ev.reason``: ``"overlap"``, for ``check_overlap``)."""

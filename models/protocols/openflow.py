@@ -674,7 +674,7 @@ class OpenFlow:
         net = self.net
         app = net.app
         before = tx.get(net.slot_app)
-        name = f"{type(app).__name__}.{handler}"
+        name = app.handler_name(handler)
         checked = net.detector.checked
         key = None if message is None else (handler, message, tx.s[net.slot_app])
         if key is not None and key in checked:

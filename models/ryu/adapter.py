@@ -40,6 +40,7 @@ constructor gets the app options as keyword arguments). Then:
 from __future__ import annotations
 
 import inspect
+import os
 from functools import lru_cache
 from typing import Any, Callable, ClassVar
 
@@ -84,6 +85,18 @@ _REFUSED_METHODS = {
     "reply_to_request": "replies to requests between apps (reply_to_request)",
 }
 
+#: The events (and phases) each of the checker's handler calls delivers.
+_EVENTS_OF_CALL = {
+    "on_switch_join": (("EventOFPSwitchFeatures", ryu_handler.CONFIG_DISPATCHER),
+                       ("EventOFPStateChange", ryu_handler.MAIN_DISPATCHER)),
+    "on_packet_in": (("EventOFPPacketIn", ryu_handler.MAIN_DISPATCHER),),
+    "on_port_stats": (("EventOFPPortStatsReply", ryu_handler.MAIN_DISPATCHER),),
+    "on_barrier_reply": (("EventOFPBarrierReply", ryu_handler.MAIN_DISPATCHER),),
+    "on_flow_removed": (("EventOFPFlowRemoved", ryu_handler.MAIN_DISPATCHER),),
+    "on_port_status": (("EventOFPPortStatus", ryu_handler.MAIN_DISPATCHER),),
+    "on_error": (("EventOFPErrorMsg", ryu_handler.MAIN_DISPATCHER),),
+}
+
 #: The events the model generates, by event class name.
 _DELIVERED = ("EventOFPSwitchFeatures", "EventOFPStateChange", "EventOFPPacketIn", "EventOFPPortStatsReply",
               "EventOFPBarrierReply", "EventOFPFlowRemoved", "EventOFPPortStatus", "EventOFPErrorMsg")
@@ -93,6 +106,36 @@ def _refused(feature: str) -> Callable[..., Any]:
     def refused(*_args: Any, **_kwargs: Any) -> Any:
         raise refuse(feature)
     return refused
+
+
+def _app_files(ryu_class: type) -> frozenset[str]:
+    """The source files of the app's own classes (not os-ken's), as real paths."""
+    files = set()
+    for klass in ryu_class.__mro__:
+        if klass is app_manager.OSKenApp:
+            break
+        try:
+            files.add(os.path.realpath(inspect.getfile(klass)))
+        except (TypeError, OSError):
+            pass
+    return frozenset(files)
+
+
+def _locate(exc: BaseException, files: frozenset[str]) -> None:
+    """Set ``exc.app_where`` to where in the app's files it was raised (the innermost such
+    frame: ``ryu_app.py:63 in flow_removed_handler``), which the report names."""
+    where = None
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if os.path.realpath(code.co_filename) in files:
+            where = f"{os.path.basename(code.co_filename)}:{tb.tb_lineno} in {code.co_name}"
+        tb = tb.tb_next
+    if where is not None and getattr(exc, "app_where", None) is None:
+        try:
+            exc.app_where = where  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):  # an exception class with __slots__: not named
+            pass
 
 
 @lru_cache(maxsize=None)
@@ -183,6 +226,8 @@ class RyuAdapter(App[Frozen]):
         self.ryu = app
         self._skip = _framework_attributes()
         self._handlers = self._find_handlers(app)
+        self._names: dict[str, str] = {}
+        self._files = _app_files(cls)
 
     @staticmethod
     def _start(app: Any) -> None:
@@ -215,6 +260,17 @@ class RyuAdapter(App[Frozen]):
 
     def describe(self) -> str:
         return f"{self.ryu_class.__name__} (Ryu app, OpenFlow {NAMES[self.wire_version]})"
+
+    def handler_name(self, handler: str) -> str:
+        """The app's own handler methods a call of ``handler`` runs (``SimpleSwitch13._packet_in_handler``;
+        several joined by ", "), or ``SimpleSwitch13.on_packet_in`` when it has none."""
+        names = self._names.get(handler)
+        if names is None:
+            methods = [method.__name__ for event, phase in _EVENTS_OF_CALL.get(handler, ())
+                       for method, phases in self._handlers.get(event, ()) if not phases or phase in phases]
+            cls = self.ryu_class.__name__
+            names = self._names[handler] = ", ".join(f"{cls}.{m}" for m in dict.fromkeys(methods)) or f"{cls}.{handler}"
+        return names
 
     def handled_events(self) -> tuple[str, ...]:
         """The event classes the app has handlers for that the model generates."""
@@ -292,7 +348,11 @@ class RyuAdapter(App[Frozen]):
                 for ev, phase in events(switches):
                     for method, phases in self._handlers.get(type(ev).__name__, ()):
                         if not phases or phase in phases:
-                            method(ev)
+                            try:
+                                method(ev)
+                            except BaseException as exc:
+                                _locate(exc, self._files)
+                                raise
         finally:
             self._out, self._context = None, None
         requests = tuple(out.requests[first:])
