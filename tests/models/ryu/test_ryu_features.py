@@ -112,6 +112,8 @@ def test_ryu_samples_of_every_version_run_unmodified(file: str, name: str) -> No
     ("SpawnsOnPacketIn", "starting threads (hub.spawn, in SpawnsOnPacketIn.packet_in_handler)"),
     ("GroupsOnPacketIn", "groups (OFPGroupMod, in GroupsOnPacketIn.packet_in_handler)"),
     ("MetersOnPacketIn", "meters (OFPMeterMod, in MetersOnPacketIn.meter)"),
+    ("RewritesOnPacketIn", "actions other than output (OFPActionSetField: header rewriting, queues, ..., in "
+                           "RewritesOnPacketIn.packet_in_handler)"),
 ])
 def test_unsupported_features_are_refused_before_the_first_transition(name: str, feature: str) -> None:
     """Building the system (before any transition) refuses the app; the CLI says one line."""
