@@ -56,7 +56,7 @@ from nice_attendre.models.messages import BarrierReply, Error, FlowRemoved, Pack
 from nice_attendre.models.ryu import env
 from nice_attendre.models.ryu.codec import Codec
 from nice_attendre.models.ryu.datapath import CheckerDatapath
-from nice_attendre.models.ryu.scan import refuse_unsupported, uses_xids
+from nice_attendre.models.ryu.scan import names, refuse_unsupported, uses_xids
 from nice_attendre.models.ryu.state import Frozen, freeze_attributes, restore_attributes
 from nice_attendre.models.ryu.translate import Translator, refuse
 from nice_attendre.models.ryu.wire import Wire
@@ -429,6 +429,10 @@ def adapt_class(ryu_class: type) -> type:
     """The :class:`RyuAdapter` subclass for ``ryu_class``, named like it (made once per class)."""
     refuse_unsupported(ryu_class, app_manager.OSKenApp)
     wire_version = negotiate(ryu_class)
+    if wire_version not in (ofproto_v1_0.OFP_VERSION, ofproto_v1_3.OFP_VERSION) \
+            and "OFPPortStatsRequest" in names(ryu_class, app_manager.OSKenApp):
+        raise refuse(f"port statistics in OpenFlow {NAMES[wire_version]} (the checker's switches report them in 1.0 "
+                     f"and 1.3; in {ryu_class.__name__})")
     namespace = {
         "tracks_xids": uses_xids(ryu_class, app_manager.OSKenApp),
         "ryu_class": ryu_class,

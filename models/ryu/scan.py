@@ -104,6 +104,17 @@ def refuse_unsupported(ryu_class: type, base: type) -> None:
                     raise refuse(f"{found[:-1]}, in {klass.__name__}.{name})")
 
 
+def names(ryu_class: type, base: type) -> frozenset[str]:
+    """Every name the code of ``ryu_class``'s own classes (up to ``base``) uses."""
+    found: set[str] = set()
+    for klass in inspect.getmro(ryu_class):
+        if klass is base or not issubclass(klass, base):
+            break
+        for _name, function in _functions(klass):
+            found.update(_names(function.__code__))
+    return frozenset(found)
+
+
 def uses_xids(ryu_class: type, base: type) -> bool:
     """Whether the code of ``ryu_class``'s own classes (up to ``base``) names transaction ids
     (``xid``, ``set_xid``): then the ids its messages get are part of its state."""
@@ -116,4 +127,4 @@ def uses_xids(ryu_class: type, base: type) -> bool:
     return False
 
 
-__all__ = ["FEATURES", "SUPPORTED", "feature", "refuse_unsupported", "uses_xids"]
+__all__ = ["FEATURES", "SUPPORTED", "feature", "names", "refuse_unsupported", "uses_xids"]

@@ -72,6 +72,14 @@ def test_openflow_14_renamed_packet_in_reasons() -> None:
     assert "has no attribute 'OFPR_NO_MATCH'" in found.reason
 
 
+def test_port_statistics_outside_10_and_13_are_refused_when_loaded() -> None:
+    from nice_attendre.errors import UnsupportedFeature
+    from nice_attendre.frontend.api import build
+
+    with pytest.raises(UnsupportedFeature, match=r"^Ryu apps: port statistics in OpenFlow 1.4 \(.*in Monitoring14\)"):
+        build(app(VERSIONS, "Monitoring14"), properties=[], topology="linear:1")
+
+
 def test_port_status_reaches_the_app_under_link_faults() -> None:
     from nice_attendre.checker import dfs
     from nice_attendre.frontend.api import build
