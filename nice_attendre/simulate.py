@@ -715,7 +715,6 @@ def _simulate(system: Any, properties: tuple[Property, ...], options: WalkOption
     from nice_attendre.result import Discovery, Result, Stats
     from nice_attendre.trace import Trace
 
-    start = time.monotonic()
     stop_at: list[float] = [math.inf]
     if make_cluster is None:
         walker = Walker(system, properties, metrics, options, on_cycle=on_cycle, distinct_limit=distinct_limit,
@@ -723,6 +722,7 @@ def _simulate(system: Any, properties: tuple[Property, ...], options: WalkOption
         cluster: WalkCluster = InProcessWalks(walker)
     else:
         cluster = make_cluster(stop_at)
+    start = time.monotonic()  # (the workers are up: the time and rate are the walks')
     tally = Tally(properties, metrics, options, walks=walks, max_transitions=limits.max_transitions,
                   keep_going=keep_going, distinct_limit=distinct_limit)
     stop_reason: str | None = None

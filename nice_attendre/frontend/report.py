@@ -76,6 +76,7 @@ STOP_REASONS = {
     "out-of-memory": "out of memory",
     "interrupted": "interrupted by Ctrl-C",
     "worker-lost": "a worker was lost",
+    "walks": "ran the walks asked for",
 }
 
 
@@ -118,6 +119,10 @@ def verdict_line(result: Result) -> str:
     if verdict == "ok":
         return "OK: no property violated"
     word = "INTERRUPTED" if verdict == "interrupted" else "INCOMPLETE"
+    if result.coverage is not None:  # random walks: never a proof
+        from nice_attendre.frontend.coverage_report import walks_phrase
+
+        return f"{word}: no violation in {walks_phrase(result)} (not a proof; {stop_text(result)})"
     return f"{word}: no violation in the part explored, but the search was not complete ({stop_text(result)})"
 
 
@@ -151,7 +156,12 @@ def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]], *, left: i
 
 
 def stats_lines(result: Result) -> list[str]:
-    """The counts as aligned lines: numbers, and the words complete/INCOMPLETE, end in one column."""
+    """The counts as aligned lines: numbers, and the words complete/INCOMPLETE, end in one column
+    (a simulation's: its coverage, :func:`nice_attendre.frontend.coverage_report.coverage_lines`)."""
+    if result.coverage is not None:
+        from nice_attendre.frontend.coverage_report import coverage_lines
+
+        return coverage_lines(result)
     stats = result.stats
     lines = [
         _row("transitions", f"{stats.transitions:,}"),
@@ -215,7 +225,10 @@ def discovery_lines(index: int, discovery: Discovery, narrate: Narrate | None) -
     if discovery.reason:
         lines.append(f"  {discovery.reason}")
     if discovery.trace is not None:
-        lines.append(f"  trace ({len(discovery.trace)} events):")
+        shrunk = (f"; shrunk from {discovery.unshrunk_length}" if discovery.unshrunk_length is not None
+                  and discovery.unshrunk_length != len(discovery.trace) else
+                  "; found so, no shorter one by shrinking" if discovery.unshrunk_length is not None else "")
+        lines.append(f"  trace ({len(discovery.trace)} events{shrunk}):")
         lines.extend(trace_lines(discovery, narrate))
     return lines
 
@@ -309,7 +322,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "violations": [
             {"property": d.property, "expectation": d.expectation.value, "reason": d.reason,
              "initial": initial_lines(d.trace, narrate)[1:] if d.trace is not None else [],
-             "trace": trace_json(d, narrate)}
+             "trace": trace_json(d, narrate), "unshrunk_length": d.unshrunk_length}
             for d in result.discoveries
         ],
         "violations_by_property": [
@@ -318,6 +331,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
             for shown, count in violation_groups(result.discoveries)
         ],
         **({"narration": f"interrupted by {signal_name(cut)}"} if isinstance(cut, int) else {}),
+        **({"simulation": result.coverage.as_json()} if result.coverage is not None else {}),
     }
 
 
