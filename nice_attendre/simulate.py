@@ -578,8 +578,9 @@ class WalkWorker:
         self.step = workers
 
     def run(self, bound: float, seconds: float = CHUNK_SECONDS) -> tuple[list[WalkResult], bool]:
-        """Walks below ``bound`` for about ``seconds``: (their results, whether this worker
-        has no walk left below the bound). A walk cut short by a stop ends the batch."""
+        """Walks below ``bound`` for about ``seconds``: (their results, whether this worker is
+        done: no walk left below the bound, or a stop asked for). A walk cut short by a stop
+        ends the batch."""
         results: list[WalkResult] = []
         start = time.monotonic()
         stop_at = self.walker.stop_at
@@ -587,23 +588,29 @@ class WalkWorker:
             result = self.walker.walk(self.next)
             results.append(result)
             self.next += self.step
-            if result.end == STOPPED or stop_at[0] < 0 or time.monotonic() - start >= seconds:
+            if result.end == STOPPED or time.monotonic() - start >= seconds:
                 break
-        return results, self.next >= bound
+        return results, self.next >= bound or stop_at[0] < 0
 
 
 class WalkCluster(Protocol):
     """Walk workers somewhere (this process, worker processes, Ray actors), driven by
-    :func:`simulate`: each runs its :class:`WalkWorker` a chunk at a time."""
+    :func:`simulate`: each runs its :class:`WalkWorker` chunk after chunk, without waiting
+    for the coordinator, and sends each chunk's results as it finishes it."""
 
     workers: int
 
-    def ask(self, worker: int, bound: float) -> None:
-        """Worker ``worker`` runs its next chunk of walks below ``bound``."""
+    def start(self, bound: float) -> None:
+        """Every worker starts its walks below ``bound``."""
+        ...
+
+    def lower(self, bound: float) -> None:
+        """The bound went down: workers need not run walks from ``bound`` on."""
         ...
 
     def answers(self, timeout: float) -> list[tuple[int, list[WalkResult], bool]]:
-        """The chunks finished within ``timeout`` seconds: (worker, results, no walk left)."""
+        """The chunks finished within ``timeout`` seconds: (worker, results, whether that
+        worker is done: no walk left below its bound, or stopped; it sends nothing after)."""
         ...
 
     def stop(self) -> None:
@@ -621,29 +628,35 @@ class WalkCluster(Protocol):
 
 
 class InProcessWalks:
-    """The walks in this process: one :class:`WalkWorker`, run when its answer is asked for."""
+    """The walks in this process: one :class:`WalkWorker`, a chunk run each time answers are
+    asked for."""
 
     workers = 1
 
     def __init__(self, walker: Walker) -> None:
         self.worker = WalkWorker(walker, 0, 1)
-        self._asked: float | None = None
+        self._bound: float | None = None
 
-    def ask(self, worker: int, bound: float) -> None:
-        self._asked = bound
+    def start(self, bound: float) -> None:
+        self._bound = bound
+
+    def lower(self, bound: float) -> None:
+        if self._bound is not None:
+            self._bound = min(self._bound, bound)
 
     def answers(self, timeout: float) -> list[tuple[int, list[WalkResult], bool]]:
-        if self._asked is None:
+        if self._bound is None:
             return []
-        bound, self._asked = self._asked, None
-        results, done = self.worker.run(bound)
+        results, done = self.worker.run(self._bound)
+        if done:
+            self._bound = None
         return [(0, results, done)]
 
     def stop(self) -> None:
         """Nothing: the walker reads the watchdog's ``stop_at`` itself."""
 
     def close(self) -> None:
-        self._asked = None
+        self._bound = None
 
     def memory(self) -> int:
         return 0
@@ -730,22 +743,24 @@ def _simulate(system: Any, properties: tuple[Property, ...], options: WalkOption
     signum: int | None = None
     next_progress = start + progress_interval
     watchdog.bind(stop_at, on_stop=cluster.stop, memory=MemoryGauge(cluster) if make_cluster else None)
-    busy: set[int] = set()
+    busy = set(range(cluster.workers))
     try:
         try:
-            for worker in range(cluster.workers):
-                cluster.ask(worker, tally.bound)
-                busy.add(worker)
+            told = tally.bound
+            cluster.start(told)
             while busy:
                 if stop_at[0] < 0 and stop_reason is None:
                     stop_reason, signum = watchdog.reason or "interrupted", watchdog.signum
+                    told = 0
+                    cluster.lower(0)  # no more walks (a cluster that the stop flag reaches has stopped already)
                 for worker, results, done in cluster.answers(WAIT_SECONDS):
                     for result in results:
                         tally.add(result)
-                    if done or stop_reason is not None or stop_at[0] < 0 or tally.finished:
+                    if done:
                         busy.discard(worker)
-                    else:
-                        cluster.ask(worker, tally.bound)
+                if tally.bound < told:
+                    told = tally.bound
+                    cluster.lower(told)
                 if tally.finished and busy and stop_reason is None:
                     cluster.stop()  # what the others run now is beyond the bound
                     stop_reason = tally.bound_reason

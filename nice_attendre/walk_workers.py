@@ -42,6 +42,9 @@ ModelFactory = Callable[[], "tuple[Any, Sequence[Property], Sequence[Metric]]"]
 
 Answer = tuple[int, list[WalkResult], bool]
 
+#: Chunks each Ray actor has asked of it at a time (one runs, the next waits behind it).
+AHEAD = 2
+
 
 def _serve(conn: Any, index: int, workers: int, model: tuple[Any, Sequence[Property], Sequence[Metric]],
            options: WalkOptions, stop: Any, call_seconds: float | None, parent: int, watch: tuple[int, int],
@@ -52,6 +55,7 @@ def _serve(conn: Any, index: int, workers: int, model: tuple[Any, Sequence[Prope
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's to handle
     tune_gc()
     failed: BaseException | None = None
+    worker: WalkWorker | None = None
     stop_at = [math.inf]
     try:
         system, properties, metrics = model
@@ -66,20 +70,36 @@ def _serve(conn: Any, index: int, workers: int, model: tuple[Any, Sequence[Prope
                         stop_flag=stop)
     with watchdog:
         watchdog.bind(stop_at)
-        while True:
+        _stream(conn, worker, failed)
+
+
+def _stream(conn: Any, worker: WalkWorker | None, failed: BaseException | None) -> None:
+    """Wait for ``("run", bound)``, then run chunk after chunk, sending each one's results,
+    reading a lowered bound (``("bound", b)``) between chunks without waiting for it, until
+    the worker is done; then wait for ``("close", ())`` (or the coordinator's end)."""
+    bound: float | None = None
+    done = False
+    while True:
+        if bound is None or done or conn.poll():
             try:
                 method, args = conn.recv()
             except EOFError:  # the coordinator is gone
                 return
             if method == "close":
                 return
-            if failed is not None:
-                conn.send(("error", failed))
-                continue
-            try:
-                conn.send(("ok", worker.run(*args)))
-            except BaseException as exc:  # noqa: BLE001 - reported to the coordinator
-                conn.send(("error", _portable(exc)))
+            bound = args[0] if bound is None else min(bound, args[0])
+            continue
+        if failed is not None or worker is None:
+            conn.send(("error", failed))
+            done = True
+            continue
+        try:
+            results, done = worker.run(bound)
+        except BaseException as exc:  # noqa: BLE001 - reported to the coordinator
+            conn.send(("error", _portable(exc)))
+            done = True
+            continue
+        conn.send(("ok", (results, done)))
 
 
 class WalkProcesses:
@@ -129,13 +149,21 @@ class WalkProcesses:
         self._kill_all()
         return WorkerLost(f"worker {index} (process {pid}) {what}")
 
-    def ask(self, worker: int, bound: float) -> None:
+    def _send(self, worker: int, message: tuple[str, tuple[Any, ...]]) -> None:
         try:
-            self._conns[worker].send(("run", (bound, CHUNK_SECONDS)))
+            self._conns[worker].send(message)
         except (OSError, ValueError):  # its end of the pipe is closed: it died
             self._procs[worker].join(5)
             raise self._lose(worker, what_ended(self._procs[worker].exitcode)) from None
-        self._asked.add(worker)
+
+    def start(self, bound: float) -> None:
+        for worker in range(self.workers):
+            self._send(worker, ("run", (bound,)))
+            self._asked.add(worker)
+
+    def lower(self, bound: float) -> None:
+        for worker in sorted(self._asked):
+            self._send(worker, ("bound", (bound,)))
 
     def answers(self, timeout: float) -> list[Answer]:
         asked = sorted(self._asked)
@@ -147,18 +175,20 @@ class WalkProcesses:
             conn = self._conns[worker]
             if conn not in ready:
                 continue
-            try:
-                status, value = conn.recv()
-            except (EOFError, OSError):
-                self._procs[worker].join(5)  # it is ending: its exit code says how
-                raise self._lose(worker, what_ended(self._procs[worker].exitcode)) from None
-            self._asked.discard(worker)
             self._stopped[worker] = 0
-            if status == "error":
-                self._kill_all()
-                raise value
-            results, done = value
-            got.append((worker, results, done))
+            while worker in self._asked and conn.poll():
+                try:
+                    status, value = conn.recv()
+                except (EOFError, OSError):
+                    self._procs[worker].join(5)  # it is ending: its exit code says how
+                    raise self._lose(worker, what_ended(self._procs[worker].exitcode)) from None
+                if status == "error":
+                    self._kill_all()
+                    raise value
+                results, done = value
+                if done:
+                    self._asked.discard(worker)
+                got.append((worker, results, done))
         if not ready:
             self._look(asked)
         return got
@@ -263,6 +293,8 @@ class WalkActors:
         self._started = False
         self._actors: list[Any] = []
         self._refs: dict[Any, int] = {}
+        self._done: set[int] = set()
+        self._bound: float = math.inf
         if not ray.is_initialized():
             settings: dict[str, Any] = dict(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
             if address is None:
@@ -294,8 +326,17 @@ class WalkActors:
             self.close()
             raise
 
-    def ask(self, worker: int, bound: float) -> None:
-        self._refs[self._actors[worker].run.remote(bound, CHUNK_SECONDS)] = worker
+    def _ask(self, worker: int) -> None:
+        self._refs[self._actors[worker].run.remote(self._bound, CHUNK_SECONDS)] = worker
+
+    def start(self, bound: float) -> None:
+        self._bound = bound
+        for worker in range(self.workers):  # one chunk queued behind the one running: no wait
+            for _ in range(AHEAD):
+                self._ask(worker)
+
+    def lower(self, bound: float) -> None:
+        self._bound = min(self._bound, bound)
 
     def answers(self, timeout: float) -> list[Answer]:
         ray = self._ray
@@ -312,7 +353,13 @@ class WalkActors:
             except ray.exceptions.RayError as exc:  # the actor died, or its result was lost with it
                 self.close_actors()
                 raise WorkerLost(f"actor {worker} died ({_first_line(exc)})") from None
-            got.append((worker, results, done))
+            if done:
+                self._done.add(worker)
+            elif worker not in self._done:
+                self._ask(worker)
+            # the worker is done once it said so and its queued chunks came back
+            last = worker in self._done and worker not in self._refs.values()
+            got.append((worker, results, last))
         return got
 
     def stop(self) -> None:

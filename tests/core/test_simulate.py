@@ -58,20 +58,35 @@ NOT_TWO_ZERO = Property.always("not-2-0", lambda s: s != (2, 0), explain=lambda 
 
 
 class Scrambled:
-    """``workers`` walk workers in this process, answering in a scrambled order (the last asked
-    first): a cluster whose timing differs from one process's."""
+    """``workers`` walk workers in this process, each a chunk of at most ``per_chunk`` walks
+    per round, answering in a scrambled order (the last worker first): a cluster whose timing
+    differs from one process's."""
 
-    def __init__(self, make_walker, workers: int) -> None:
+    def __init__(self, make_walker, workers: int, per_chunk: int = 3) -> None:
         self.workers = workers
         self._workers = [WalkWorker(make_walker(), index, workers) for index in range(workers)]
-        self._asked: list[tuple[int, float]] = []
+        self._bound: list[float | None] = [None] * workers
+        self.per_chunk = per_chunk
 
-    def ask(self, worker: int, bound: float) -> None:
-        self._asked.append((worker, bound))
+    def start(self, bound: float) -> None:
+        self._bound = [bound] * self.workers
+
+    def lower(self, bound: float) -> None:
+        self._bound = [None if b is None else min(b, bound) for b in self._bound]
 
     def answers(self, timeout: float):
-        asked, self._asked = self._asked[::-1], []
-        return [(w, *self._workers[w].run(bound, seconds=0.0)) for w, bound in asked]
+        got = []
+        for index in reversed(range(self.workers)):
+            bound = self._bound[index]
+            if bound is None:
+                continue
+            worker = self._workers[index]
+            results, done = worker.run(min(bound, worker.next + self.per_chunk * self.workers), seconds=math.inf)
+            done = worker.next >= bound
+            if done:
+                self._bound[index] = None
+            got.append((index, results, done))
+        return got
 
     def stop(self) -> None:
         pass
