@@ -45,9 +45,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
-from nice_attendre.errors import InputError, StopRequest
+from nice_attendre.checker import Limits, Progress, ProgressCallback
+from nice_attendre.errors import InputError, NondeterminismError, StopRequest
 from nice_attendre.fingerprint import fingerprint_functions
 from nice_attendre.property import Expectation, Metric, Property
+from nice_attendre.result import Discovery, Result, Stats
+from nice_attendre.trace import Step, Trace
 
 #: Fingerprints of good states one process remembers (a Python set: about 70 bytes each).
 DISTINCT_LIMIT = 1 << 20
@@ -360,7 +363,7 @@ class Walker:
 # ---- the coordinator's tally ----------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Coverage:
     """What a simulation covered (TLC's simulation report; see :class:`Tally` for which
     walks count).
@@ -561,6 +564,21 @@ class Tally:
             violating_walk={name: result.index for name, (result, _v) in self.first.items()})
 
 
+def walk_trace(system: Any, initial: Any, events: Sequence[Any]) -> Trace:
+    """The trace of a walk that took ``events`` from ``initial``, its states built again here.
+    A walk that does not replay (an event not enabled where the walk took it: the walk ran in
+    another process, whose copy of the model behaved otherwise) is
+    :class:`~nice_attendre.errors.NondeterminismError`."""
+    state = initial
+    steps = []
+    for index, event in enumerate(events, start=1):
+        if event not in system.enabled(state):
+            raise NondeterminismError(index, event, [f"{event} is not enabled where the walk took it"])
+        state = system.apply(state, event)
+        steps.append(Step(event, state))
+    return Trace(initial, tuple(steps))
+
+
 # ---- running walks ---------------------------------------------------------------------------
 
 
@@ -628,7 +646,7 @@ class WalkCluster(Protocol):
 
 
 class InProcessWalks:
-    """The walks in this process: one :class:`WalkWorker`, a chunk run each time answers are
+    """The walks in this process: one :class:`WalkWorker`, a walk run each time answers are
     asked for."""
 
     workers = 1
@@ -647,7 +665,7 @@ class InProcessWalks:
     def answers(self, timeout: float) -> list[tuple[int, list[WalkResult], bool]]:
         if self._bound is None:
             return []
-        results, done = self.worker.run(self._bound)
+        results, done = self.worker.run(self._bound, seconds=0.0)  # one walk: an error loses no other
         if done:
             self._bound = None
         return [(0, results, done)]
@@ -670,11 +688,12 @@ WAIT_SECONDS = 0.05
 
 
 def simulate(system: Any, properties: Iterable[Property] = (), *, options: WalkOptions,
-             limits: Any = None, walks: int | None = None, keep_going: bool = False,
-             metrics: Iterable[Metric] = (), progress: Any = None, progress_interval: float = 0.5,
-             watchdog: Any = None, cluster: Callable[[list[float]], WalkCluster] | None = None,
-             engine: str = "processes", shrink: bool = True, shrink_budget: int | None = None,
-             on_cycle: CycleCheck | None = None, distinct_limit: int = DISTINCT_LIMIT) -> Any:
+             limits: Limits | None = None, walks: int | None = None, keep_going: bool = False,
+             metrics: Iterable[Metric] = (), progress: ProgressCallback | None = None,
+             progress_interval: float = 0.5, watchdog: Any = None,
+             cluster: Callable[[list[float]], WalkCluster] | None = None, engine: str = "processes",
+             shrink: bool = True, shrink_budget: int | None = None, on_cycle: CycleCheck | None = None,
+             distinct_limit: int = DISTINCT_LIMIT) -> Result:
     """Random walks of ``system`` checking ``properties``; returns a
     :class:`~nice_attendre.result.Result` that is never complete, with ``coverage`` set.
 
@@ -692,7 +711,6 @@ def simulate(system: Any, properties: Iterable[Property] = (), *, options: WalkO
     trace is shrunk (:mod:`nice_attendre.shrink`) before it is returned, its length as
     found in ``unshrunk_length``. ``watchdog`` as for :func:`nice_attendre.dfs`.
     """
-    from nice_attendre.checker import Limits
     from nice_attendre.watchdog import CallGuard, Watchdog
 
     limits = Limits() if limits is None else limits
@@ -717,16 +735,14 @@ def simulate(system: Any, properties: Iterable[Property] = (), *, options: WalkO
                      progress_interval, watchdog, cluster, engine, shrink, shrink_budget, on_cycle, distinct_limit)
 
 
-def _simulate(system: Any, properties: tuple[Property, ...], options: WalkOptions, limits: Any, walks: int | None,
-              keep_going: bool, metrics: tuple[Metric, ...], progress: Any, progress_interval: float, watchdog: Any,
-              make_cluster: Callable[[list[float]], WalkCluster] | None, engine: str, shrink: bool,
-              shrink_budget: int | None, on_cycle: CycleCheck | None, distinct_limit: int) -> Any:
+def _simulate(system: Any, properties: tuple[Property, ...], options: WalkOptions, limits: Limits,
+              walks: int | None, keep_going: bool, metrics: tuple[Metric, ...], progress: ProgressCallback | None,
+              progress_interval: float, watchdog: Any, make_cluster: Callable[[list[float]], WalkCluster] | None,
+              engine: str, shrink: bool, shrink_budget: int | None, on_cycle: CycleCheck | None,
+              distinct_limit: int) -> Result:
     import signal
 
-    from nice_attendre.checker import Progress
     from nice_attendre.parallel import MemoryGauge, WorkerLost
-    from nice_attendre.result import Discovery, Result, Stats
-    from nice_attendre.trace import Trace
 
     stop_at: list[float] = [math.inf]
     if make_cluster is None:
@@ -778,6 +794,8 @@ def _simulate(system: Any, properties: tuple[Property, ...], options: WalkOption
         stop_reason, signum = "interrupted", getattr(exc, "signum", signal.SIGINT)
     except WorkerLost as exc:
         stop_reason, stop_detail = "worker-lost", str(exc)
+    except MemoryError:
+        stop_reason = "out-of-memory"
     if tally.finished:
         stop_reason = tally.bound_reason
     else:
@@ -787,7 +805,7 @@ def _simulate(system: Any, properties: tuple[Property, ...], options: WalkOption
     discoveries = []
     for result, (name, expectation, reason) in tally.reported():
         assert result.events is not None
-        trace = Trace.from_events(system, list(result.events), system.initial_states()[result.initial])
+        trace = walk_trace(system, system.initial_states()[result.initial], result.events)
         discoveries.append(Discovery(name, Expectation(expectation), trace, reason))
     if shrink and discoveries:
         from nice_attendre.shrink import SHRINK_TRANSITIONS, shrink_discoveries

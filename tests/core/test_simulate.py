@@ -334,3 +334,32 @@ def test_shrunk_traces_of_a_simulation_replay_and_are_shorter() -> None:
     assert shrunk.discoveries[0].unshrunk_length == 6 and raw.discoveries[0].unshrunk_length is None
     assert isinstance(shrunk.discoveries[0].trace, Trace)
     assert shrunk.discoveries[0].expectation is Expectation.ALWAYS
+
+
+def test_a_walk_that_does_not_replay_is_nondeterminism() -> None:
+    from nice_attendre.errors import NondeterminismError
+    from nice_attendre.simulate import walk_trace
+
+    assert walk_trace(Grid(), (0, 0), ("x", "y")).final == (1, 1)
+    with pytest.raises(NondeterminismError, match="step 4"):
+        walk_trace(Grid(), (0, 0), ("x", "x", "x", "x"))
+
+
+class Exhausting(Grid):
+    """A Grid whose memory runs out at its 30th ``apply``."""
+
+    def __init__(self) -> None:
+        super().__init__(3)
+        object.__setattr__(self, "calls", [0])
+
+    def apply(self, state, event):
+        self.calls[0] += 1
+        if self.calls[0] == 30:
+            raise MemoryError
+        return super().apply(state, event)
+
+
+def test_exhausted_memory_ends_the_run_with_what_was_counted() -> None:
+    result = simulate(Exhausting(), [], options=WalkOptions(seed=0), walks=100)
+    assert result.stop_reason == "out-of-memory" and result.verdict == "incomplete"
+    assert result.coverage.walks == 4 and result.stats.transitions == 24  # the walks before the 30th apply
