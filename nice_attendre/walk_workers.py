@@ -123,7 +123,10 @@ class WalkProcesses:
         self._asked: set[int] = set()
         self._stopped = [0] * workers
         self._memory = (0.0, 0)
+        # the pipe the workers watch where the parent-death signal is missing: this process
+        # keeps its write end open for as long as it lives
         self._watch: tuple[int, int] | None = os.pipe()
+        self._watch_read: int | None = self._watch[0]
         try:
             for index in range(workers):
                 mine, theirs = context.Pipe()
@@ -135,7 +138,7 @@ class WalkProcesses:
                 theirs.close()
                 self._conns.append(mine)
                 self._procs.append(process)
-            os.close(self._watch[0])  # the workers have it
+            self._close_watch_read()  # the workers have it
         except OSError as exc:  # no fork: out of processes or memory
             self.close()
             raise WorkerError(f"cannot start {workers} worker processes: {exc}") from None
@@ -234,13 +237,15 @@ class WalkProcesses:
         for conn in self._conns:
             conn.close()
         self._conns, self._procs = [], []
+        self._close_watch_read()
         if self._watch is not None:
-            try:
-                os.close(self._watch[0])
-            except OSError:
-                pass
-            os.close(self._watch[1])
+            os.close(self._watch[1])  # (the workers watching it are gone, or end now)
             self._watch = None
+
+    def _close_watch_read(self) -> None:
+        if self._watch_read is not None:
+            os.close(self._watch_read)
+            self._watch_read = None
 
     def memory(self) -> int:
         """The workers' memory, read again at most once a second."""
