@@ -42,8 +42,10 @@ def test_a_lost_walk_worker_ends_the_run_incomplete_with_the_report_and_json(tmp
     assert not [child for child in before if running(child)], "a worker of the run is still running"
 
 
-def test_walk_workers_die_with_the_command_when_it_is_killed(tmp_path: Path) -> None:
-    process, marker = start(tmp_path, "--simulate", "--seed", "1", "--workers", "2")
+@pytest.mark.parametrize("before", ["", "import nice_attendre.parallel as p; p.PARENT_DEATH_SIGNAL = False"],
+                         ids=["parent-death-signal", "watched-pipe"])
+def test_walk_workers_die_with_the_command_when_it_is_killed(tmp_path: Path, before: str) -> None:
+    process, marker = start(tmp_path, "--simulate", "--seed", "1", "--workers", "2", before=before)
     busy_process(marker, process)
     workers = children(process.pid)
     assert len(workers) == 2, workers
