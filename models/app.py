@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Sequence, TypeVar
 
 from nice_attendre.errors import CallTimeout, Interrupted, StopRequest, UnsupportedFeature
-from nice_attendre.models.messages import (DEFAULT_PRIORITY, NO_TIMEOUTS, BarrierReply, BufferId, FlowMod,
+from nice_attendre.models.addresses import is_prefix, normalise_prefix
+from nice_attendre.models.messages import (DEFAULT_PRIORITY, NO_TIMEOUTS, TABLE, BarrierReply, BufferId, FlowMod,
                                            FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatus, Timeouts)
 from nice_attendre.models.packet import (HEADER_FIELDS, Action, Flood, GotoTable, Match, Output, Packet,
                                          SetField, ToController)
@@ -282,16 +283,16 @@ def _known(valid: set[Any] | None, value: Any) -> bool:
         return False
 
 
-def _plain_actions(actions: Any, kinds: tuple[type, ...] = (tuple,)) -> bool:
-    """Whether ``actions`` is a sequence of one of ``kinds`` holding Outputs to int ports,
-    Floods and ToControllers (the fast path; anything else, GotoTable included, gets the
-    full check)."""
+def _plain_actions(actions: Any, kinds: tuple[type, ...] = (tuple,), entry: bool = True) -> bool:
+    """Whether ``actions`` is a sequence of one of ``kinds`` holding Outputs to int ports
+    (for an ``entry``'s actions, not to TABLE), Floods and ToControllers (the fast path;
+    anything else, GotoTable included, gets the full check)."""
     if type(actions) not in kinds:
         return False
     for action in actions:
         kind = type(action)
         if kind is Output:
-            if type(action.port) is not int:
+            if type(action.port) is not int or (entry and action.port == TABLE):
                 return False
         elif kind is not Flood and kind is not ToController:
             return False
@@ -313,14 +314,35 @@ def _check_match(call: str, match: Any) -> None:
             raise BadRequest(f"{call}: match fields must be sorted by name, each once (use Match.of)")
         if not isinstance(pair[1], (str, int)):
             raise BadRequest(f"{call}: match field {pair[0]} must be a str or an int, got {_show(pair[1])}")
+        if is_prefix(pair[1]):
+            _check_prefix(call, *pair)
         previous = pair[0]
     if match.in_port is not None and not _is_int(match.in_port):
         raise BadRequest(f"{call}: match in_port must be an int or None, got {_show(match.in_port)}")
 
 
-def _check_actions(call: str, actions: Any, table_id: int = 0) -> tuple[Action, ...]:
+def _check_prefix(call: str, name: str, value: str) -> None:
+    """A prefix in a match: of an IP field, a valid IPv4 prefix, normalised (as Match.of makes it)."""
+    if name not in ("ip_src", "ip_dst"):
+        raise BadRequest(f"{call}: only ip_src and ip_dst take a prefix, not {name}={value!r}")
+    try:
+        normal = normalise_prefix(value)
+    except ValueError as exc:
+        raise BadRequest(f"{call}: match field {exc}") from None
+    if normal != value:
+        raise BadRequest(f"{call}: match field {name}={value!r} has host bits set; write {normal!r} "
+                         "(Match.of normalises it)")
+
+
+#: Header fields whose values are numbers (the others are addresses, as text).
+_NUMERIC_FIELDS = ("tp_src", "tp_dst", "ip_proto")
+
+
+def _check_actions(call: str, actions: Any, table_id: int = 0, entry: bool = True) -> tuple[Action, ...]:
     """The actions as a tuple; each an Output (int port), Flood, ToController, SetField or
-    GotoTable (to a later table)."""
+    GotoTable (to a later table). ``entry``: they are a flow entry's, where an Output to
+    TABLE is refused: OpenFlow allows OFPP_TABLE only in a packet-out's actions, and a switch
+    answers a flow-mod using it with an error (OFPET_BAD_ACTION, OFPBAC_BAD_OUT_PORT)."""
     if not isinstance(actions, (list, tuple)):
         raise BadRequest(f"{call}: actions must be a list or tuple of actions, got {_show(actions)}")
     for action in actions:
@@ -328,11 +350,19 @@ def _check_actions(call: str, actions: Any, table_id: int = 0) -> tuple[Action, 
         if kind is Output:
             if not _is_int(action.port):
                 raise BadRequest(f"{call}: Output port must be an int, got {_show(action.port)}")
+            if entry and action.port == TABLE:
+                raise BadRequest(f"{call}: Output(TABLE) is valid only in a packet-out's actions; a switch "
+                                 "refuses a flow entry with it (OFPET_BAD_ACTION, OFPBAC_BAD_OUT_PORT)")
         elif kind is GotoTable:
             if not _is_int(action.table_id) or not table_id < action.table_id <= MAX_TABLE_ID:
                 raise BadRequest(f"{call}: GotoTable must go to a later table (after {table_id}, up to "
                                  f"{MAX_TABLE_ID}), got {_show(action.table_id)}")
-        elif kind is not Flood and kind is not ToController and kind is not SetField:
+        elif kind is SetField:
+            numeric = action.field in _NUMERIC_FIELDS
+            if not (_is_int(action.value) if numeric else isinstance(action.value, str)):
+                raise BadRequest(f"{call}: SetField {action.field} takes {'an int' if numeric else 'a str'}, "
+                                 f"got {_show(action.value)}")
+        elif kind is not Flood and kind is not ToController:
             raise BadRequest(f"{call}: not an action: {_show(action)} (actions: Output, Flood, ToController, "
                              "SetField, GotoTable)")
     return tuple(actions)
@@ -373,6 +403,11 @@ class Out:
         # so that checking costs a set lookup once an app's requests repeat.
         self._valid = valid
 
+    def fresh(self) -> "Out":
+        """An empty :class:`Out` for another call with the same input (same topology and
+        cache of checked matches): how a platform makes a call again to compare."""
+        return Out(self.topology, self._valid)
+
     def flow_mod(self, dpid: int, match: Match, actions: Sequence[Action], *,
                  priority: int = DEFAULT_PRIORITY, table_id: int = 0,
                  buffer_id: BufferId | None = None, command: str = "add", idle_timeout: int = 0,
@@ -383,11 +418,14 @@ class Out:
         (OpenFlow 1.0's OFPFC_MODIFY); with ``"delete"`` remove those entries
         (``"delete-strict"``: only an entry whose match equals ``match``).
 
-        With ``buffer_id`` the entry's actions are also applied to that buffered packet
-        (a flow-mod/packet-out). ``idle_timeout``/``hard_timeout`` (seconds, 0 = never) let
-        the entry expire (at any moment: time is not modelled); with ``notify_removed`` the
-        switch tells the app (``on_flow_removed``). Raises :class:`BadRequest` for a
-        malformed argument.
+        With ``buffer_id`` (an add or a modify; deletes ignore it) the flow-mod's actions are
+        also applied to that buffered packet (a flow-mod/packet-out; OpenFlow 1.3: the packet
+        goes through the table), whatever entries the modify found.
+        ``idle_timeout``/``hard_timeout`` (seconds, 0 = never) let the entry expire (at any
+        moment: time is not modelled); with ``notify_removed`` the switch tells the app
+        (``on_flow_removed``). Raises :class:`BadRequest` for a
+        malformed argument, and for ``Output(TABLE)`` among the actions of an entry (OpenFlow
+        allows it only in a packet-out; a switch refuses such a flow-mod).
         """
         valid = self._valid
         if valid is not None and type(dpid) is int and type(priority) is int and 0 <= priority <= MAX_PRIORITY \
@@ -412,7 +450,7 @@ class Out:
             if valid is not None:
                 valid.add(match)
         _check_number(call, "table_id", table_id, 0, MAX_TABLE_ID)
-        checked = _check_actions(call, actions, table_id)
+        checked = _check_actions(call, actions, table_id, entry=not command.startswith("delete"))
         _check_number(call, "priority", priority, 0, MAX_PRIORITY)
         _check_buffer_id(call, buffer_id)
         timeouts = _timeouts(call, idle_timeout, hard_timeout, notify_removed)
@@ -422,14 +460,14 @@ class Out:
                    in_port: int = 0, packet: Packet | None = None) -> None:
         """Apply ``actions`` at ``dpid`` to the buffered packet ``buffer_id`` (or ``packet``).
         Raises :class:`BadRequest` for a malformed argument."""
-        if type(dpid) is int and type(in_port) is int and in_port >= 0 and _plain_actions(actions, _SEQUENCES) \
+        if type(dpid) is int and type(in_port) is int and in_port >= 0 and _plain_actions(actions, _SEQUENCES, False) \
                 and ((type(buffer_id) is tuple and len(buffer_id) == 3 and packet is None)
                      or (buffer_id is None and type(packet) is Packet)):
             self.requests.append(PacketOutRequest(dpid, tuple(actions), buffer_id, in_port, packet))
             return  # the common case, checked inline
         call = "out.packet_out"
         _check_dpid(call, dpid)
-        checked = _check_actions(call, actions)
+        checked = _check_actions(call, actions, entry=False)
         _check_buffer_id(call, buffer_id)
         if packet is not None and type(packet) is not Packet:
             raise BadRequest(f"{call}: packet must be a Packet (such as ev.packet), got {_show(packet)}")
@@ -466,7 +504,7 @@ class Out:
                     break
                 actions = hop.actions
                 if not (type(actions) is tuple and len(actions) == 1 and type(actions[0]) is Output
-                        and type(actions[0].port) is int) and not _plain_actions(actions):
+                        and type(actions[0].port) is int and actions[0].port >= 0) and not _plain_actions(actions):
                     break
                 try:
                     if hop.match not in valid:
@@ -534,7 +572,10 @@ class App(Generic[AS]):
 
     Handlers must be deterministic functions of their arguments (no clock, no globals, no
     unseeded randomness) and must not mutate ``state``. An exception raised by a handler
-    is reported by the checker as the violation ``app-exception``.
+    is reported by the checker as the violation ``app-exception``; a handler that reads the
+    clock, randomness or an object's address, or gives another outcome when called again
+    with the same input, as ``app-nondeterminism`` (exit code 4; see
+    :mod:`nice_attendre.models.determinism`).
     """
 
     #: Registered name (for listings); user apps may leave it empty.
@@ -552,6 +593,11 @@ class App(Generic[AS]):
     #: the packet and sends a packet-in) or ``"1.3"`` (a miss without a table-miss entry drops
     #: the packet; a flow-mod's buffered packet goes through the pipeline). Configuration.
     openflow_version: ClassVar[str] = "1.0"
+    #: Whether the app checks itself that a handler call gives the same outcome when made
+    #: again with the same input (the Ryu adapter runs the Ryu handlers twice itself, as its
+    #: own memo would answer a second call); otherwise the platform calls every handler
+    #: twice (see :mod:`nice_attendre.models.determinism`). Configuration.
+    checks_own_determinism: ClassVar[bool] = False
 
     def scenario(self, topology: Topology, packets: int, sender: str | None = None,
                  receiver: str | None = None) -> Scenario:

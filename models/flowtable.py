@@ -4,6 +4,12 @@ Entries are kept in canonical order (table id, descending priority, match), so t
 with the same entries are the same value however they were installed. An entry is
 identified by its key (table id, priority, match): adding an entry with a key already in
 the table replaces that entry (OpenFlow's add semantics).
+
+The canonical order is not the switch's: where several entries of the same priority match a
+packet, OpenFlow lets the switch take any of them, so :func:`candidates` returns them all
+and the switch explores each choice (:mod:`nice_attendre.models.protocols.ties`).
+:func:`lookup` gives the first in table order, for those that only ask whether a packet
+hits an entry.
 """
 from __future__ import annotations
 
@@ -125,6 +131,84 @@ def modify_matching(table: Table, table_id: int, match: Match, actions: tuple[Ac
     entry whose match is covered by ``match`` gets ``actions`` (Attendre buffer actions stay)."""
     return tuple(entry._replace(actions=actions) if entry.table_id == table_id and entry.actions is not None
                  and covers(match, entry.match) else entry for entry in table)
+
+
+def behaviour(entry: Entry) -> tuple[Any, ...]:
+    """What a hit on ``entry`` does, for telling tied entries apart: its actions, Attendre
+    fields and whether it is a table-miss entry (priority 0, matching everything: an OpenFlow
+    1.3 packet-in from it says "no-match"). Entries that agree here are one choice."""
+    return (entry.actions, entry.buffer, entry.encap,
+            entry.neg_priority == 0 and not entry.match.fields and entry.match.in_port is None)
+
+
+def candidates(table: Table, table_id: int, hdr: Header, in_port: int,
+               exact_first: bool = False) -> int | tuple[int, ...]:
+    """What a packet hits in ``table_id``: the index of the entry, -1 for a miss, or, when
+    several entries of the highest matching priority match it and they behave differently
+    (:func:`behaviour`), a tuple of their indices (two or more, in table order; one per
+    behaviour, the first entry that has it). OpenFlow leaves that choice to the switch
+    ("free to choose any ordering", 1.0 section 3.4; "explicitly undefined", 1.3 section 5.3),
+    so the caller explores every one. With ``exact_first`` (OpenFlow 1.0) an exact-match
+    entry that matches wins over every wildcard entry, whatever the priorities (1.0 section
+    3.4); two exact entries matching one packet have the same match, so never tie."""
+    first = -1
+    tied: list[int] | None = None
+    seen: list[tuple[Any, ...]] = []
+    for index, entry in enumerate(table):
+        if entry.table_id != table_id:
+            if entry.table_id > table_id:
+                break
+            continue
+        if first >= 0 and entry.neg_priority != table[first].neg_priority and not exact_first:
+            break
+        if not entry.match.matches(hdr, in_port):
+            continue
+        if exact_first and entry.match.is_exact:
+            return index
+        if first < 0:
+            first = index
+            seen.append(behaviour(entry))
+        elif entry.neg_priority == table[first].neg_priority:
+            kind = behaviour(entry)
+            if kind not in seen:
+                seen.append(kind)
+                if tied is None:
+                    tied = [first]
+                tied.append(index)
+    return first if tied is None else tuple(tied)
+
+
+def overlap(one: Match, other: Match) -> bool:
+    """Whether some packet matches both ``one`` and ``other`` (fields both name have equal
+    values, or one is a prefix holding the other's address or prefix; in-ports likewise)."""
+    if one.in_port is not None and other.in_port is not None and one.in_port != other.in_port:
+        return False
+    values = dict(other.fields)
+    for name, value in one.fields:
+        if name not in values:
+            continue
+        theirs = values[name]
+        if value == theirs:
+            continue
+        if is_prefix(value) and prefix_covers(value, theirs):
+            continue
+        if is_prefix(theirs) and prefix_covers(theirs, value):
+            continue
+        return False
+    return True
+
+
+def may_tie(table: Table) -> bool:
+    """Whether some packet could meet a tie in ``table`` (see :func:`candidates`): two entries
+    of one table and one priority, behaving differently, whose matches overlap. A cheap
+    test of a whole table, so that tables without any tie cost nothing more."""
+    for index, entry in enumerate(table):
+        for other in table[index + 1:]:
+            if other.table_id != entry.table_id or other.neg_priority != entry.neg_priority:
+                break
+            if behaviour(other) != behaviour(entry) and overlap(entry.match, other.match):
+                return True
+    return False
 
 
 def lookup(table: Table, table_id: int, hdr: Header, in_port: int, exact_first: bool = False) -> int:

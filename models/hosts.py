@@ -25,7 +25,7 @@ that it sends at once: each stream in order, the streams interleaved in every wa
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
 
 from nice_attendre.models.addresses import IP_BROADCAST, default_ip
 from nice_attendre.models.events import HostAnswer, HostMove, HostReceive, HostSend
@@ -47,7 +47,10 @@ class HostState(NamedTuple):
     * ``answers``: answers due and not sent yet (hosts that answer in events of their own);
     * ``sent_log``: (seq, header, kind) of every packet it sent, by seq (what properties
       read: ``delivery``, users' own; a function of the rest of its history, so it never
-      makes otherwise equal states differ).
+      makes otherwise equal states differ);
+    * ``answer_to``: (seq, requester, request seq) of every answer it created: the packet it
+      answers, whose origin is the host the answer is meant for, whatever address it carries
+      (behind a NAT it is addressed to the public address). A function of ``received`` too.
     """
 
     sent: tuple[int, ...]
@@ -56,6 +59,16 @@ class HostState(NamedTuple):
     extra: int = 0
     answers: tuple[Packet, ...] = ()
     sent_log: tuple[tuple[int, Header, str], ...] = ()
+    answer_to: tuple[tuple[int, str, int], ...] = ()
+
+    def addressee(self, seq: int, hdr: Header, host_of_mac: Mapping[str, str]) -> str | None:
+        """The host its packet ``seq`` (sent with header ``hdr``) is meant for: an answer's
+        requester, else the host it is addressed to (None for a broadcast, an announcement
+        or an address no host has, such as a virtual IP)."""
+        for answer, requester, _request in self.answer_to:
+            if answer == seq:
+                return requester
+        return host_of_mac.get(hdr.eth_dst)
 
 
 #: The kind of packet that answers each kind a host answers (a TCP handshake: SYN, SYN-ACK,
@@ -191,13 +204,15 @@ class Hosts:
         slot = net.slot_host[host]
         hs: HostState = tx.get(slot)
         hs = hs._replace(received=hs.received + ((packet.hdr, packet.origin, packet.seq),))
+        if net.slot_expired >= 0 and packet.hdr.eth_dst == host:
+            self._arrived(tx, packet)
         spec = net.specs.get(host)
         if spec is None or not spec.replies or not asks(packet, host):
             tx.put(slot, hs)
             tx.note(lambda: f"{host} receives {packet}")
             return
         answer = reply_to(packet, host, self._script_length[host] + hs.extra)
-        hs = hs._replace(extra=hs.extra + 1)
+        hs = hs._replace(extra=hs.extra + 1, answer_to=hs.answer_to + ((answer.seq, packet.origin, packet.seq),))
         if host in self.atomic_answers:
             tx.put(slot, hs)  # marking the answer reads this host's deliveries
             answer = self.marked(tx, answer)
@@ -241,13 +256,14 @@ class Hosts:
         sent: ``followup`` (direct-paths: a packet of its flow already reached the
         destination) and ``late`` (strict-direct-paths: its two hosts had exchanged unicast
         packets both ways). Both stay False when their monitor is off, so packets carry no
-        history then."""
+        history then, and while the flow starts over after an entry of it timed out (see
+        :meth:`entry_expires`)."""
         monitors = self.net.options.monitors
         if "direct-paths" not in monitors and "strict-direct-paths" not in monitors:
             return packet
         hdr = packet.hdr
         src, dst = self.host_of_mac.get(hdr.eth_src), self.host_of_mac.get(hdr.eth_dst)
-        if src is None or dst is None:
+        if src is None or dst is None or self.starting_over(tx, hdr):
             return packet
         net = self.net
         at_dst = tx.get(net.slot_host[dst]).received
@@ -258,3 +274,59 @@ class Hosts:
         if followup or late:
             return packet._replace(followup=followup, late=late)
         return packet
+
+    # An entry with a timeout may expire between any two packets of its flow (time is not
+    # modelled), and then a packet of the flow misses again through no fault of the app. So,
+    # while a direct-paths property is checked, an expiry starts its flows over. The
+    # ``expired`` slot holds (matches, excused): the matches of entries that timed out whose
+    # flows have not been established again, and the packets (origin, seq) of those flows that
+    # were on their way at an expiry. An excused packet is never judged (the path it was sent
+    # along broke under it); a packet sent while its flow starts over is not marked (it is
+    # part of the new first exchange); the flow is established again, and its match dropped,
+    # when a packet of it sent after the expiry reaches the host it is addressed to. Apps
+    # without timeouts never change the slot, so their state spaces are the same as without it.
+
+    def entry_expires(self, tx: "Tx", match: Any) -> None:
+        """An entry with ``match`` timed out: the flows it matches start over, and their
+        packets on their way are excused."""
+        net = self.net
+        slot = net.slot_expired
+        matches, excused = tx.get(slot)
+        key = match._replace(in_port=None)  # the flows it carried, wherever they came in
+        found = set(excused)
+        for host in self.net.topology.hosts:
+            hs: HostState = tx.get(net.slot_host[host])
+            for seq, hdr, _kind in hs.sent_log:
+                dst = self.host_of_mac.get(hdr.eth_dst)
+                if dst is not None and key.matches(hdr, 0) and \
+                        not any(d[1] == host and d[2] == seq for d in tx.get(net.slot_host[dst]).received):
+                    found.add((host, seq))
+        if key not in matches:
+            matches = tuple(sorted(matches + (key,), key=repr))
+        tx.put(slot, (matches, tuple(sorted(found))))
+
+    def starting_over(self, tx: "Tx", hdr: Header) -> bool:
+        """Whether packets with ``hdr`` belong to a flow that starts over (an entry of it timed
+        out, and no packet of it sent since reached its destination): their packets are not
+        marked when sent. Always False while no direct-paths property is checked."""
+        slot = self.net.slot_expired
+        return slot >= 0 and any(match.matches(hdr, 0) for match in tx.get(slot)[0])
+
+    def excused(self, tx: "Tx", packet: Packet) -> bool:
+        """Whether ``packet`` was on its way when an entry of its flow timed out (direct
+        paths do not judge it)."""
+        slot = self.net.slot_expired
+        return slot >= 0 and (packet.origin, packet.seq) in tx.get(slot)[1]
+
+    def _arrived(self, tx: "Tx", packet: Packet) -> None:
+        """``packet`` reached the host it is addressed to: no longer excused, or if it was
+        sent after its flow started over, the flow is established again."""
+        slot = self.net.slot_expired
+        matches, excused = tx.get(slot)
+        uid = (packet.origin, packet.seq)
+        if uid in excused:
+            tx.put(slot, (matches, tuple(e for e in excused if e != uid)))
+            return
+        kept = tuple(match for match in matches if not match.matches(packet.hdr, 0))
+        if len(kept) != len(matches):
+            tx.put(slot, (kept, excused))

@@ -15,7 +15,10 @@ lookup results); the state is a tuple of interned ids, one per *slot*:
 * ``alerts``: what monitors observed on transitions (loops, black holes, packet-ins that
   break direct paths, app exceptions); empty in every correct state;
 * ``history`` (only with the one-packet-in-per-flow monitor): flows that caused a
-  packet-in; ``load`` (only when counting control-plane load): message counters.
+  packet-in; ``expired`` (only with the direct-paths monitors): flows that start over
+  because an entry of theirs timed out, and their packets excused (see
+  :meth:`Hosts.entry_expires`); ``load`` (only when
+  counting control-plane load): message counters.
 
 Queues hold ids of interned items (packets and messages). Every transition copies the
 tuple of slot ids and rebuilds only the slots it changes (structural sharing).
@@ -34,9 +37,9 @@ from nice_attendre.fingerprint import Computed, slot_multiplier, successor
 from nice_attendre.errors import InputError, ModelError
 from nice_attendre.models.app import (TIME_LIMIT_FAILURE, App, app_failure, checked_new_state, is_app_failure,
                                       state_failure)
+from nice_attendre.models.determinism import Detector, Outcome, Read, difference, reads_text
 from nice_attendre.models.events import (ControllerHandle, Event, HostAnswer, HostMove, HostReceive, HostSend,
                                          SwitchEntryExpires, SwitchProcessCommand, SwitchProcessPacket)
-from nice_attendre.models import flowtable
 from nice_attendre.models.chunked import ChunkedState, chunk_shift, slot_list
 from nice_attendre.models.channels import Channels, check_command_order, check_threads, describe_semantics
 from nice_attendre.models.faults import KINDS as FAULT_KINDS
@@ -60,7 +63,9 @@ _NOTHING = object()  # no attribute of that name
 #: always run. Three keep history in the state while they run: ``one-packet-in-per-flow``
 #: (flows that caused a packet-in), ``direct-paths`` (``Packet.followup``: sent after a
 #: packet of its flow reached the destination) and ``strict-direct-paths`` (``Packet.late``:
-#: sent after its hosts had exchanged packets both ways).
+#: sent after its hosts had exchanged packets both ways); the two direct-paths monitors also
+#: keep the ``expired`` slot (see :meth:`Hosts.entry_expires`), which changes only when an
+#: entry times out.
 MONITORS = ("no-forwarding-loops", "no-black-holes", "direct-paths", "strict-direct-paths",
             "one-packet-in-per-flow", "delivery")
 
@@ -311,6 +316,8 @@ class Network:
 
         #: Marks calls into the app, so a watchdog may interrupt one that does not return.
         self.guard = guard if guard is not None else CallGuard()
+        #: Watches calls into the app for reads of the clock, randomness and addresses.
+        self.detector = Detector.for_app(app)
 
         unknown = sorted(set(options.monitors) - set(MONITORS))
         if unknown:
@@ -326,9 +333,9 @@ class Network:
         self._layout()
         self._fingerprints = Fingerprinter(self)
         self._key_multipliers = tuple(slot_multiplier(slot) for slot in range(len(self.slot_names)))
-        self._lookup_cache: dict[Any, int] = {}
-        #: Whether any entry with a timeout was ever installed. Until then no state can have
-        #: an expiry event, so enabled() skips looking (a cache: it never changes a result).
+        #: Whether any entry with a timeout was ever installed or adopted (see
+        #: :meth:`adopt_values`). Until then no state can have an expiry event, so enabled()
+        #: skips looking (a cache: it never changes a result).
         self.timers = False
         self._expiry_cache: dict[tuple[int, int], tuple[SwitchEntryExpires, ...]] = {}
         spec = resolve(protocol, protocol_options)
@@ -341,7 +348,7 @@ class Network:
             SwitchProcessPacket: lambda tx, ev: self.protocol.switch_packet(tx, ev.dpid, ev.port),
             SwitchProcessCommand: lambda tx, ev: self.protocol.switch_command(tx, ev.dpid, ev.batch, ev.pick),
             ControllerHandle: lambda tx, ev: self.protocol.controller_handle(tx, ev.dpid, ev.pick),
-            SwitchEntryExpires: lambda tx, ev: self.protocol.expire(tx, ev.dpid, ev.index, ev.reason),
+            SwitchEntryExpires: self._entry_expires,
         }
         if self.faults is not None:
             self._handlers.update({LinkFault: self.faults.link_fault, LinkChange: self.faults.link_change,
@@ -398,6 +405,12 @@ class Network:
             if not self.incremental:
                 # the search's apply: memo lookups and replays in one call (see TransitionMemo.applier)
                 self.apply = self.memo.applier(self._apply_missed)  # type: ignore[method-assign]
+
+    def _entry_expires(self, tx: Tx, ev: SwitchEntryExpires) -> None:
+        """A flow entry times out (the variant removes it); the direct-paths monitors note it."""
+        if self.slot_expired >= 0:
+            self.hosts.entry_expires(tx, tx.get(self.slot_table[ev.dpid])[ev.index].match)
+        self.protocol.expire(tx, ev.dpid, ev.index, ev.reason)
 
     def _apply_missed(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """``apply`` of a transition the memo does not know: run it and store it."""
@@ -475,6 +488,9 @@ class Network:
         self.slot_ctrlq = {d: slot(f"ctrlq:{d}", "queue") for d in topo.switches}
         self.slot_alerts = slot("alerts", "alerts")
         self.slot_history = slot("history", "history") if "one-packet-in-per-flow" in self.options.monitors else -1
+        #: Only while a direct-paths property is checked (it alone reads it): see Hosts.entry_expires.
+        self.slot_expired = (slot("expired", "expired")
+                             if {"direct-paths", "strict-direct-paths"} & self.options.monitors else -1)
         self.slot_load = slot("load", "load") if self.options.count_load else -1
         self.slot_faults = slot("faults", "faults") if any(self.options.faults) else -1
         self._slot_interners = slot_interners
@@ -614,27 +630,56 @@ class Network:
         tx.put(self.slot_alerts, ())
         if self.slot_history >= 0:
             tx.put(self.slot_history, ())
+        if self.slot_expired >= 0:
+            tx.put(self.slot_expired, ((), ()))
         if self.slot_load >= 0:
             tx.put(self.slot_load, (0,) * len(LOAD_COUNTERS))
         if self.faults is not None:
             tx.put(self.slot_faults, self.faults.initial())
-        guard = self.guard
-        problem: str | None = None
-        returned = False
-        try:
-            state = guard.run(self.app.initial_state)
-            returned = True
-            tx.set_id(self.slot_app, guard.run(self.intern_app_state, state))
-        except BaseException as exc:  # noqa: BLE001 - the app's failures are findings; the rest passes
-            if not is_app_failure(exc):
-                raise
-            problem = f"returned {state_failure(state, exc)}" if returned else app_failure(exc)
+        name = f"{type(self.app).__name__}.initial_state"
+        first, reads = self._initial_app_state()
+        kind, problem = "app-exception", first.failure
+        if reads:
+            kind, problem = "app-nondeterminism", reads_text(reads)
+        elif not self.app.checks_own_determinism and (first.failure is None or TIME_LIMIT_FAILURE not in first.failure):
+            # called again: the same outcome? (see OpenFlow.run_app)
+            second, _reads = self._initial_app_state(watch=False)
+            if second.failure is None or TIME_LIMIT_FAILURE not in second.failure:
+                differ = difference(first, second)
+                if differ is not None:
+                    kind, problem = "app-nondeterminism", differ
         if problem is not None:  # an app bug is a finding: the run starts in a violating state
             tx.put(self.slot_app, None)
-            tx.alert("app-exception", f"{type(self.app).__name__}.initial_state {problem}")
+            tx.alert(kind, f"{name} {problem}")
             return self._make_state(tx.s)
+        tx.set_id(self.slot_app, first.key)
         self.protocol.switches_join(tx)
         return self._make_state(tx.s)
+
+    def _initial_app_state(self, watch: bool = True) -> tuple[Outcome, tuple[Read, ...]]:
+        """The app's ``initial_state()``, called under the guard and (with ``watch``)
+        watched by the detector: its outcome (the state's id, or the failure in words) and
+        the nondeterministic reads it made."""
+        guard = self.guard
+        detector = self.detector
+        state: Any = None
+        returned = False
+        if watch:
+            detector.begin()
+        try:
+            try:
+                state = guard.run(self.app.initial_state)
+            finally:
+                if watch:
+                    detector.end()
+            returned = True
+            outcome = Outcome(None, guard.run(self.intern_app_state, state), state, ())
+        except BaseException as exc:  # noqa: BLE001 - the app's failures are findings; the rest passes
+            detector.end()
+            if not is_app_failure(exc):
+                raise
+            outcome = Outcome(f"returned {state_failure(state, exc)}" if returned else app_failure(exc), None, None, ())
+        return outcome, tuple(detector.reads) if watch else ()
 
     def intern_app_state(self, state: Any) -> int:
         """The id of app state ``state`` (what a handler returned), interned: user code, run
@@ -650,6 +695,19 @@ class Network:
             checked_new_state(state)
             found = interner.intern(state)
         return found
+
+    def adopt_values(self, values: Iterable[Any]) -> None:
+        """Component values this process did not compute itself enter its tables (restored
+        from a checkpoint, received from another shard): a flow table among them may hold an
+        entry that expires, which this process never installed, so it must look for expiry
+        events from now on (:attr:`timers`)."""
+        if self.timers:
+            return
+        for value in values:
+            if type(value) is tuple and any(
+                    getattr(getattr(entry, "timeouts", None), "expires", False) for entry in value):
+                self.timers = True
+                return
 
     # ---- System ------------------------------------------------------------------------
 
@@ -962,7 +1020,17 @@ class Network:
         handler time limit in one run and not in the other: a deterministic handler whose
         call takes about the limit, on a machine whose speed varies, is not the app's
         nondeterminism (see :func:`nice_attendre.trace.narrate_trace`). ``None`` when the
-        difference is something else. ``notes`` are what the replay said."""
+        difference is something else. ``notes`` are what the replay said.
+
+        Likewise a step the search found to be the app's nondeterminism (the alert
+        ``app-nondeterminism``, always the last step of its trace): called again for the
+        report, a nondeterministic handler may well do something else (its two calls agree
+        this time, or differ otherwise); the step is told as the search found it, with what
+        the replay saw."""
+        found = self._nondeterministic_step(state, recorded, replayed)
+        if found is not None:
+            return found
+
         def limited(after: tuple[int, ...]) -> list[str]:
             new = set(self.alerts(after)) - set(self.alerts(state))
             return sorted(detail for kind, detail in new if kind == "app-exception" and TIME_LIMIT_FAILURE in detail)
@@ -977,6 +1045,26 @@ class Network:
                     "search's call returned in time: it takes about --max-handler-seconds, and the machine's speed "
                     "varies; the trace goes on as the search found it)" for detail in in_replay]
         return None
+
+    def _nondeterministic_step(self, state: tuple[int, ...], recorded: tuple[int, ...],
+                               replayed: tuple[int, ...]) -> list[str] | None:
+        """The lines of a step whose recorded outcome is an ``app-nondeterminism`` alert
+        and whose replay gave another state (see :meth:`time_limited_step`)."""
+        def new_alerts(after: tuple[int, ...]) -> list[str]:
+            fresh = set(self.alerts(after)) - set(self.alerts(state))
+            return sorted(detail for kind, detail in fresh if kind == "app-nondeterminism")
+
+        in_search = new_alerts(recorded)
+        if not in_search:
+            return None
+        in_replay = new_alerts(replayed)
+        lines = [f"ALERT app-nondeterminism: {detail}" for detail in in_search]
+        if in_replay:
+            lines.extend(f"(replayed for this report: {detail})" for detail in in_replay if detail not in in_search)
+        else:
+            lines.append("(replayed for this report, the handler's two calls happened to agree: what it does "
+                         "depends on the run)")
+        return lines
 
     # ---- stable fingerprints (models/fingerprints.py) and shipping (models/shipping.py) --
 
@@ -1099,18 +1187,6 @@ class Network:
         if peer is None or (peer.is_host and peer.node in self.mobile):
             return None
         return peer.node if peer.is_host else peer
-
-    def lookup(self, tx: Tx, dpid: int, table_id: int, packet: Packet, in_port: int) -> int:
-        """Index in switch ``dpid``'s table of the entry the packet hits in ``table_id``, or -1
-        (cached per table value, table id, header and in-port)."""
-        table_slot = self.slot_table[dpid]
-        key = (tx.s[table_slot], table_id, packet.hdr, in_port)
-        cache = self._lookup_cache
-        found = cache.get(key)
-        if found is None:
-            found = cache[key] = flowtable.lookup(tx.get(table_slot), table_id, packet.hdr, in_port,
-                                                  self.protocol.version == "1.0")
-        return found
 
     # ---- state access (reports, properties, tests) -------------------------------------
 

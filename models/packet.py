@@ -145,8 +145,9 @@ class Match(NamedTuple):
         if len(self.fields) == len(HEADER_FIELDS):  # an exact match: show it as the header
             values = dict(self.fields)
             return "{" + port + "exact " + str(Header(*(values[name] for name in HEADER_FIELDS))) + "}"
-        parts = [f"{name}={value}" for name, value in self.fields]
-        return "{" + port + ", ".join(parts) + "}" if (parts or port) else "{*}"
+        parts = ([f"in_port={self.in_port}"] if self.in_port is not None else []) + [
+            f"{name}={value}" for name, value in self.fields]
+        return "{" + ", ".join(parts) + "}" if parts else "{*}"
 
 
 # ---- actions -------------------------------------------------------------------------

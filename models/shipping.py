@@ -302,6 +302,7 @@ class NetworkCodec:
                              f"multiple of {8 * width} (the states' width)")
         new = self._unpack(packed)
         self._sync()
+        self.fps.net.adopt_values(value for _kind, _hashed, value in new)  # tables with timed entries
         items = self.by_hash[_ITEMS]
         for kind, hashed, value in new:
             table = self.by_hash[kind]

@@ -76,9 +76,7 @@ def restore_tables(net: Any, tables: Any) -> None:
         for index in range(known, len(saved)):
             interner.values.append(saved[index])
             interner.ids[saved[index]] = index
-    # The network looks for expiry events only once it installed an entry that expires
-    # (``timers``); restored tables may hold such entries this process never installed.
-    if getattr(net, "timers", True) is False and any(
-            getattr(getattr(entry, "timeouts", None), "expires", False)
-            for _w, _n, saved in tables for value in saved if type(value) is tuple for entry in value):
-        net.timers = True
+    adopt = getattr(net, "adopt_values", None)  # restored tables may hold entries that expire
+    if adopt is not None:
+        for _w, _n, saved in tables:
+            adopt(saved)

@@ -25,10 +25,12 @@ from collections import deque
 from typing import Any, Hashable, Iterable, Sequence
 
 from nice_attendre.checker import Limits, Progress, ProgressCallback, end_of_search, state_checks
-from nice_attendre.errors import StopRequest, escaped
+from nice_attendre.errors import ModelError, StopRequest, escaped
 from nice_attendre.fingerprint import fingerprint_functions
+from nice_attendre.lasso import eventually_reason, fair_lasso, termination_reason
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
+from nice_attendre.stored_graph import END, EXPANDED, Abandoned, StoredGraph
 from nice_attendre.system import System
 from nice_attendre.trace import Step, Trace
 from nice_attendre.visited import collision_probability
@@ -66,6 +68,8 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
     at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
     on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
     sometimes = [p for p in props if p.expectation is Expectation.SOMETIMES]
+    cycles = tuple(p for p in props if p.expectation is Expectation.TERMINATION)
+    eventually = tuple(p for p in props if p.expectation is Expectation.EVENTUALLY)
     metric_ranges: dict[str, tuple[int, int]] = {}
     discoveries: list[Discovery] = []
     violated: set[str] = set()
@@ -85,6 +89,14 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
         fingerprint_of, step = fingerprint_functions(system)
     start = time.monotonic()
     next_progress = start + progress_interval
+    # With termination or eventually-properties the search keeps the state graph (see the
+    # module docstring): node numbers by key, each node's key, and whether each
+    # eventually-property holds in each node.
+    track = bool(cycles or eventually)
+    graph = StoredGraph()
+    node_of: dict[Any, int] = {}
+    key_of_node: list[Any] = []
+    holds_at = [bytearray() for _ in eventually]
 
     def trace_to(key: Any, final_event: Any = None, final_state: Any = None) -> Trace:
         """The path to ``key`` (then ``final_event`` into ``final_state``), replayed."""
@@ -105,8 +117,17 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
     record, check_state = state_checks(always, at_end, sometimes, metric_list, metric_ranges, enabled,
                                        keep_going, discoveries, violated, lambda key, _state: trace_to(key))
 
-    # A frontier entry: (state, its key, its enabled events, its depth).
-    frontier: deque[tuple[Any, Any, Sequence[Any], int]] = deque()
+    def store(state: Any, key: Any) -> int:
+        """A new node for ``state``."""
+        node = graph.add_node()
+        node_of[key] = node
+        key_of_node.append(key)
+        for prop, column in zip(eventually, holds_at):
+            column.append(1 if prop.holds(state) else 0)
+        return node
+
+    # A frontier entry: (state, its key, its enabled events, its depth, its node).
+    frontier: deque[tuple[Any, Any, Sequence[Any], int, int]] = deque()
     watchdog.bind(stop_at)
     try:
         for initial in system.initial_states():
@@ -115,20 +136,25 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
                 continue
             parents[key] = None
             initial_of[key] = initial
+            node = store(initial, key) if track else -1
             bad, events = check_state(initial, key)
             if bad and not keep_going:
                 stop_reason = "violation"
                 break
+            if track and events is not None and not events:
+                graph.kinds[node] = END
             if events:
                 if depth_limit is not None and depth_limit == 0:
                     depth_cut = True
                 else:
-                    frontier.append((initial, key, events, 0))
+                    frontier.append((initial, key, events, 0, node))
+                    if track:
+                        graph.kinds[node] = EXPANDED
             if max_states is not None and len(parents) >= max_states:
                 stop_reason = "max-states"
                 break
         while frontier and stop_reason is None:
-            state, key, events, depth = frontier[0]
+            state, key, events, depth, node = frontier[0]
             index = 0
             # The events of one state, applied in order; ``frontier[0]`` is dropped once all were.
             while index < len(events):
@@ -155,8 +181,13 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
                         continue
                 if new_key in parents:
                     revisits += 1
+                    if track:
+                        graph.add_edge(node, node_of[new_key])
                 else:
                     parents[new_key] = (key, event)
+                    if track:
+                        new_node = store(new, new_key)
+                        graph.add_edge(node, new_node)
                     level = depth + 1
                     if level > max_depth:
                         max_depth = level
@@ -164,11 +195,15 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
                     if bad and not keep_going:
                         stop_reason = "violation"
                         break
+                    if track and next_events is not None and not next_events:
+                        graph.kinds[new_node] = END
                     if next_events:
                         if depth_limit is not None and level >= depth_limit:
                             depth_cut = True
                         else:
-                            frontier.append((new, new_key, next_events, level))
+                            frontier.append((new, new_key, next_events, level, new_node if track else -1))
+                            if track:
+                                graph.kinds[new_node] = EXPANDED
                     if max_states is not None and len(parents) >= max_states:
                         stop_reason = "max-states"
                         break
@@ -181,6 +216,11 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
             if stop_reason is not None:
                 break
             frontier.popleft()
+        if track and stop_reason is None:  # the search went to its end (perhaps cut by the depth limit)
+            stop_reason = _cycles_afterwards(system, graph, node_of, key_of_node, holds_at, initial_of, cycles,
+                                             eventually, always, on_step, fingerprint, discoveries, violated,
+                                             stop_at, watchdog)
+            signum = watchdog.signum if stop_reason is not None else None
     except StopRequest as exc:
         stop_reason, signum = exc.reason, exc.signum
     except KeyboardInterrupt as exc:
@@ -200,6 +240,84 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
     collision = collision_probability(unique_states, unique_states + revisits) if fingerprint else None
     return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metric_ranges, signal=signum,
                   collision_probability=collision)
+
+
+def _cycles_afterwards(system: Any, graph: StoredGraph, node_of: dict[Any, int], key_of_node: list[Any],
+                       holds_at: list[bytearray], initial_of: dict[Any, Any], cycles: Sequence[Property],
+                       eventually: Sequence[Property], always: Sequence[Property], on_step: Sequence[Property],
+                       fingerprint: bool, discoveries: list[Discovery], violated: set[str], stop_at: list[float],
+                       watchdog: Watchdog) -> str | None:
+    """After a breadth-first search that went to its end: the termination and eventually
+    discoveries its stored ``graph`` holds (one for each property violated), added to
+    ``discoveries``. Returns a stop reason when a limit or a signal cut this short (the
+    watchdog asked: ``stop_at`` below 0), else None.
+
+    A lasso's prefix is a shortest path to the cycle's first state (through states where the
+    eventually-property fails, for one); its cycle is the one a depth-first walk of the graph
+    meets first, not necessarily the shortest. Each path of nodes becomes a trace by applying,
+    from the initial state, the first enabled event whose successor has the next node's key."""
+    enabled, apply = system.enabled, system.apply
+    key_function = fingerprint_functions(system)[0] if fingerprint else (lambda state: state)
+
+    def stop() -> bool:
+        watchdog.poll(time.monotonic())
+        return stop_at[0] < 0
+
+    def trace_of(path: list[int], cycle: list[int] | None = None) -> Trace:
+        nodes = path + (cycle[1:] + cycle[:1] if cycle else [])
+        initial = state = initial_of[key_of_node[nodes[0]]]
+        steps = []
+        for number, target in enumerate(nodes[1:], start=1):
+            want = key_of_node[target]
+            for event in enabled(state):
+                successor = apply(state, event)
+                if key_function(successor) == want:
+                    steps.append(Step(event, successor))
+                    state = successor
+                    break
+            else:
+                raise ModelError(f"step {number} of a trace: no enabled event leads to the stored state; "
+                                 "the model is not deterministic")
+        return Trace(initial, tuple(steps), cycle_start=len(path) - 1 if cycle else None)
+
+    def fine(before: Any, event: Any, after: Any) -> bool:
+        return all(p.holds(after) for p in always) and all(p.holds(before, event, after) for p in on_step)
+
+    roots = [node_of[key] for key in initial_of]
+    try:
+        graph.freeze()
+        if cycles:
+            found = graph.cycle(roots, stop=stop)
+            if found is not None:
+                lasso = trace_of(graph.path(roots, lambda node: node == found[0], stop=stop) or [found[0]], found)
+                lasso = fair_lasso(lasso, enabled, apply, fine)
+                reason = termination_reason(lasso, enabled)
+                for prop in cycles:
+                    discoveries.append(Discovery(prop.name, prop.expectation, lasso, reason))
+                    violated.add(prop.name)
+        for prop, column in zip(eventually, holds_at):
+            def allowed(node: int, column: bytearray = column) -> bool:
+                return not column[node]
+
+            ends = graph.end(roots, allowed, stop=stop)
+            if ends is not None:
+                trace = trace_of(ends)
+            else:
+                found = graph.cycle(roots, allowed, stop=stop)
+                if found is None:
+                    continue
+                target = found[0]
+                path = graph.path(roots, lambda node: node == target, allowed, stop=stop)
+                assert path is not None
+                trace = fair_lasso(trace_of(path, found), enabled, apply,
+                                   lambda before, event, after, prop=prop: fine(before, event, after)
+                                   and not prop.holds(after))
+            reason = eventually_reason(prop.name, trace, enabled, prop.why(trace.final))
+            discoveries.append(Discovery(prop.name, prop.expectation, trace, reason))
+            violated.add(prop.name)
+    except Abandoned:
+        return watchdog.reason or "interrupted"
+    return None
 
 
 def check_shortest(workers: int, engine: str, resume: Any, checkpoint: Any) -> None:

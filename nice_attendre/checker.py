@@ -16,6 +16,7 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 from nice_attendre.checkpoint import SearchState
 from nice_attendre.errors import InputError, ModelError, StopRequest, escaped
 from nice_attendre.fingerprint import fingerprint_functions, keyed_functions, peek_functions
+from nice_attendre.lasso import eventually_reason, fair_lasso, termination_reason
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.system import System
@@ -225,6 +226,11 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
     always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
     at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
     on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
+    cycles = tuple(p for p in props if p.expectation is Expectation.TERMINATION)
+    eventually = tuple(p for p in props if p.expectation is Expectation.EVENTUALLY)
+    if eventually and (checkpoint is not None or resume is not None):
+        raise InputError(f"eventually-properties ({', '.join(p.name for p in eventually)}) cannot be "
+                         "checkpointed or resumed: run the search in one go")
     metric_list = tuple(metrics)
     if resume is None:
         sometimes = [p for p in props if p.expectation is Expectation.SOMETIMES]
@@ -234,7 +240,9 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         visited: Any = (FingerprintTable() if fingerprint
                          else KeyedStates() if getattr(system, "large_states", False) is True
                          and hasattr(system, "apply_keyed") else set())
-        # A frame is [state, events, next index, event that led here, its key in `visited`].
+        # A frame is [state, events, next index, event that led here, its key in `visited`];
+        # with eventually-properties also [its pending mask, whether it is the state's first
+        # expansion] (see "Cycles" below).
         stack: list[list[Any]] = []
         transitions = revisits = max_depth = next_initial = 0
         depth_cut = False
@@ -281,12 +289,128 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
     consistent = True  # whether the search state is one a resume can continue from
     rolled_back = False  # whether an exception out of ``apply`` put its event back
 
+    # Cycles. ``on_stack`` maps each state on the stack (its key; a keyed state by its
+    # fingerprint, the state compared on a hit) to its frame's index: a successor on the
+    # stack closes a cycle (a back edge). In a depth-first search that expands every state
+    # it stores, the graph has a cycle iff some edge is a back edge, so a complete search
+    # finds one iff there is one (the ``termination`` property). ``under`` keeps the index a
+    # clash of fingerprints hid (two keyed states with one fingerprint on the stack).
+    #
+    # ``eventually`` properties put a bit per property in the search, not in the state: a
+    # frame's mask has bit i while property i has not held on the path to it. A state is
+    # expanded once per bit: ``pending[i]`` holds the states expanded (or on the stack) with
+    # bit i. A state stored while the bit was off (the property held earlier on that path)
+    # and reached again with it on is expanded once more (a frame with ``fresh`` False): it
+    # applies its events again, counts nothing (the counts are the state graph's) and goes
+    # only where bit i stays on. A path with bit i on that ends (a quiescent state) or
+    # closes a cycle on the stack violates property i. Masks only shrink up the stack, so the
+    # frames with bit i form a depth-first search of the states reached by paths where
+    # property i never held: the same back-edge argument holds per property.
+    track = bool(cycles or eventually)
+    ev_mode = bool(eventually)
+    on_stack: dict[Any, int] = {}
+    on_stack_get = on_stack.get
+    under: dict[int, int] = {}
+    all_bits = (1 << len(eventually)) - 1
+    pending: list[Any] = [FingerprintTable() if fingerprint else KeyedStates() if keyed else set()
+                          for _ in eventually]
+    rework = 0  # applies of the frames that expand a state again (not transitions)
+
     def trace_to(final_event: Any, final_state: Any) -> Trace:
         steps = [Step(frame[3], frame[0]) for frame in stack[1:]]
         if final_event is not None:
             steps.append(Step(final_event, final_state))
         initial = stack[0][0] if stack else final_state
         return Trace(initial, tuple(steps))
+
+    def lasso_to(at: int, final_event: Any) -> Trace:
+        """The trace along the stack, then ``final_event`` back to the state of frame ``at``."""
+        steps = [Step(frame[3], frame[0]) for frame in stack[1:]]
+        steps.append(Step(final_event, stack[at][0]))
+        return Trace(stack[0][0], tuple(steps), cycle_start=at)
+
+    def mark(key: Any) -> None:
+        """The top frame (state ``key``) is on the stack."""
+        index = len(stack) - 1
+        if keyed:
+            found = on_stack.get(key[0])
+            if found is not None:
+                under[index] = found
+            on_stack[key[0]] = index
+        else:
+            on_stack[key] = index
+
+    def where(key: Any) -> int | None:
+        """The index of the frame of state ``key`` on the stack, or None."""
+        if not keyed:
+            return on_stack.get(key)
+        at = on_stack.get(key[0])
+        while at is not None and stack[at][4] != key:
+            at = under.get(at)
+        return at
+
+    def mask_of(mask: int, state: Any) -> int:
+        """The bits of ``mask`` whose eventually-property does not hold in ``state``."""
+        bit = 0
+        while mask >> bit:
+            if mask >> bit & 1 and eventually[bit].holds(state):
+                mask &= ~(1 << bit)
+            bit += 1
+        return mask
+
+    def record_cycle(prop: Property, trace: Trace) -> None:
+        """``trace`` (a lasso, or for an eventually-property a path that ends) violates ``prop``;
+        a lasso is first made as fair as it can be (:func:`~nice_attendre.lasso.fair_lasso`)."""
+        if prop.name in violated and not keep_going:
+            return
+        if prop.expectation is Expectation.TERMINATION:
+            trace = fair_lasso(trace, enabled, apply, fine)
+            reason = termination_reason(trace, enabled)
+        else:
+            if trace.is_lasso:
+                trace = fair_lasso(trace, enabled, apply, lambda before, event, after: fine(before, event, after)
+                                   and not prop.holds(after))
+            reason = eventually_reason(prop.name, trace, enabled, prop.why(trace.final))
+        discoveries.append(Discovery(prop.name, prop.expectation, trace, reason))
+        violated.add(prop.name)
+
+    def fine(before: Any, event: Any, after: Any) -> bool:
+        """Whether a step a lasso may gain violates no property the search checks on steps."""
+        return all(p.holds(after) for p in always) and all(p.holds(before, event, after) for p in on_step)
+
+    def record_bits(mask: int, trace: Trace) -> None:
+        for bit, prop in enumerate(eventually):
+            if mask >> bit & 1:
+                record_cycle(prop, trace)
+
+    def again(state: Any, key: Any, event: Any, mask: int) -> bool:
+        """``state`` (stored, key ``key``), reached by ``event`` from the top frame with the
+        bits ``mask`` on (its properties do not hold in it): record the cycle it closes, or
+        expand it again for the bits it was not expanded with. True if a violation was found."""
+        nonlocal depth_cut
+        at = where(key)
+        if at is not None:  # every state from frame ``at`` up to here has the bits on
+            record_bits(mask, lasso_to(at, event))
+            return True
+        fresh = 0
+        for bit, seen in enumerate(pending):
+            if mask >> bit & 1 and key not in seen:
+                fresh |= 1 << bit
+        if not fresh:
+            return False
+        for bit, seen in enumerate(pending):
+            if fresh >> bit & 1:
+                seen.add(key)
+        next_events = enabled(state)
+        if not next_events:
+            record_bits(fresh, trace_to(event, state))
+            return True
+        if depth_limit is not None and len(stack) >= depth_limit:
+            depth_cut = True
+            return False
+        stack.append([state, next_events, 0, event, key, fresh, False])
+        mark(key)
+        return False
 
     record, check_state = state_checks(always, at_end, sometimes, metric_list, metric_ranges, enabled,
                                        keep_going, discoveries, violated, trace_to)
@@ -299,6 +423,15 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
             raise ModelError("the saved search does not start in an initial state of this system")
         if resume is not None and resume.finished:  # it ended for good: the same result again
             stack, next_initial, stop_reason = [], len(initials), resume.stop_reason
+        if track:  # a resumed stack: its states are on it
+            for depth, frame in enumerate(stack):
+                if keyed:
+                    found = on_stack.get(frame[4][0])
+                    if found is not None:
+                        under[depth] = found
+                    on_stack[frame[4][0]] = depth
+                else:
+                    on_stack[frame[4]] = depth
         while True:
             while stack:
                 frame = stack[-1]
@@ -306,13 +439,50 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                 index = frame[2]
                 if index >= len(events):
                     stack.pop()
+                    if track:
+                        top = len(stack)
+                        if keyed:
+                            below = under.pop(top, None)
+                            if below is None:
+                                del on_stack[frame[4][0]]
+                            else:
+                                on_stack[frame[4][0]] = below
+                        else:
+                            del on_stack[frame[4]]
                     continue
-                if transitions >= stop_at[0]:
+                if transitions >= stop_at[0] and (stop_at[0] < 0 or not ev_mode or frame[6]):
                     stop_reason = watchdog.reason or "max-transitions"
                     signum = watchdog.signum
                     break
                 frame[2] = index + 1
                 event = events[index]
+                if ev_mode and not frame[6]:  # a state expanded again for its eventually-bits
+                    try:
+                        if lazy:
+                            key, handle = peek(frame[0], frame[4], event)
+                        elif hashed:
+                            state, key = step(frame[0], frame[4], event)
+                        else:
+                            state = key = apply(frame[0], event)
+                    except BaseException:
+                        frame[2] = index
+                        rolled_back = True
+                        raise
+                    rework += 1
+                    if not rework & (_CHECK_EVERY - 1):
+                        watchdog.poll(time.monotonic())
+                    if on_step and not all(p.holds(frame[0], event, state) for p in on_step):
+                        continue  # the search does not follow a violating step
+                    if key not in visited:  # below a state the depth limit cut: not expanded
+                        depth_cut = True
+                        continue
+                    if lazy:
+                        state = build(frame[0], handle)
+                    mask = mask_of(frame[5], state)
+                    if mask and again(state, key, event, mask) and not keep_going:
+                        stop_reason = "violation"
+                        break
+                    continue
                 try:
                     if lazy:
                         key, handle = peek(frame[0], frame[4], event)
@@ -343,6 +513,23 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                     is_new = len(visited) != stored
                 if not is_new:
                     revisits += 1
+                    if track:
+                        if cycles:
+                            at = where(key) if keyed else on_stack_get(key)
+                            if at is not None:  # a back edge: the stack from ``at`` is a cycle
+                                found_trace = lasso_to(at, event)
+                                for prop in cycles:
+                                    record_cycle(prop, found_trace)
+                                if not keep_going:
+                                    stop_reason = "violation"
+                                    break
+                        if ev_mode and frame[5]:
+                            if lazy:
+                                state = build(frame[0], handle)
+                            mask = mask_of(frame[5], state)
+                            if mask and again(state, key, event, mask) and not keep_going:
+                                stop_reason = "violation"
+                                break
                 else:
                     stored += 1
                     if lazy:
@@ -354,11 +541,31 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                     if bad and not keep_going:
                         stop_reason = "violation"
                         break
+                    if ev_mode:
+                        mask = mask_of(frame[5], state) if frame[5] else 0
+                        if next_events is None:  # never expanded: never to be expanded again either
+                            for seen in pending:
+                                seen.add(key)
+                        elif mask:
+                            for bit, seen in enumerate(pending):
+                                if mask >> bit & 1:
+                                    seen.add(key)
+                            if not next_events:  # the execution ends and they never held
+                                record_bits(mask, trace_to(event, state))
+                                if not keep_going:
+                                    stop_reason = "violation"
+                                    break
                     if next_events:
                         if depth_limit is not None and depth >= depth_limit:
                             depth_cut = True
                         else:
-                            stack.append([state, next_events, 0, event, key])
+                            stack.append([state, next_events, 0, event, key, mask, True] if ev_mode
+                                         else [state, next_events, 0, event, key])
+                            if track:
+                                if keyed:
+                                    mark(key)
+                                else:
+                                    on_stack[key] = depth
                     if max_states is not None and len(visited) >= max_states:
                         stop_reason = "max-states"
                         break
@@ -385,6 +592,11 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
             next_initial += 1
             key = fingerprint_of(initial) if hashed else initial
             if key in visited:
+                if ev_mode:  # reached from another initial state: perhaps with other bits
+                    mask = mask_of(all_bits, initial)
+                    if mask and again(initial, key, None, mask) and not keep_going:
+                        stop_reason = "violation"
+                        break
                 continue
             add_visited(key)
             stored += 1
@@ -394,11 +606,29 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
             if bad and not keep_going:
                 stop_reason = "violation"
                 break
+            mask = 0
+            if ev_mode:
+                mask = mask_of(all_bits, initial)
+                if events is None:
+                    for seen in pending:
+                        seen.add(key)
+                elif mask:
+                    for bit, seen in enumerate(pending):
+                        if mask >> bit & 1:
+                            seen.add(key)
+                    if not events:
+                        record_bits(mask, Trace(initial, ()))
+                        if not keep_going:
+                            stop_reason = "violation"
+                            break
             if events is not None:
                 if depth_limit is not None and depth_limit == 0 and events:
                     depth_cut = True
-                else:
-                    stack.append([initial, events, 0, None, key])
+                elif events:
+                    stack.append([initial, events, 0, None, key, mask, True] if ev_mode
+                                 else [initial, events, 0, None, key])
+                    if track:
+                        mark(key)
             if max_states is not None and len(visited) >= max_states:
                 stop_reason = "max-states"
                 break
@@ -412,6 +642,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         stop_reason, consistent = "out-of-memory", False
         unique = len(visited)
         visited = add_visited = None  # give the memory back for the report
+        on_stack = pending = None  # type: ignore[assignment]
     except Exception:
         raise
     except BaseException as exc:  # sys.exit or another non-Exception out of user code no guard caught

@@ -58,10 +58,10 @@ import traceback
 from typing import Any, Callable, Protocol, Sequence
 
 from nice_attendre.checker import Limits, Progress, ProgressCallback, end_of_search
-from nice_attendre.errors import ModelError, NiceAttendreError
+from nice_attendre.errors import InputError, ModelError, NiceAttendreError
 from nice_attendre.fingerprint import fingerprint_functions
 from nice_attendre.partition import BY_FINGERPRINT, Partition
-from nice_attendre.property import Expectation, Metric, Property
+from nice_attendre.property import EXECUTION_EXPECTATIONS, Expectation, Metric, Property
 from nice_attendre.result import Balance, Discovery, Result, Stats
 from nice_attendre.shard import Found, Intake, LevelReport, Shard, tune_gc
 from nice_attendre.trace import Step, Trace
@@ -238,12 +238,28 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
             watchdog.unbind()
         cluster.close()
     unmet = [p for p in properties if p.expectation is Expectation.SOMETIMES and p.name not in held]
+    unchecked = tuple((p.name, UNCHECKED_WHY) for p in properties if p.expectation in EXECUTION_EXPECTATIONS)
     stop_reason = end_of_search(stop_reason, depth_cut, unmet, discoveries)
     stats = Stats(transitions, unique, revisits, max_depth, time.monotonic() - start)
     return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metrics,
                   collision_probability=collision_probability(unique, unique + revisits),
                   balance=Balance(tuple(busy), busiest), signal=signum if stop_reason == "interrupted" else None,
-                  stop_detail=stop_detail if stop_reason == "worker-lost" else None)
+                  stop_detail=stop_detail if stop_reason == "worker-lost" else None, unchecked=unchecked)
+
+
+#: Why the partitioned search leaves out the properties of whole executions.
+UNCHECKED_WHY = "the partitioned search (--workers, --engine ray) cannot see cycles: run in one process to check it"
+
+
+def check_properties(properties: Sequence[Property], *, named: bool) -> None:
+    """Raise :class:`~nice_attendre.errors.InputError` when the user ``named`` a property of
+    whole executions (``termination``, an ``eventually`` one): the partitioned search cannot
+    check it. Left to the defaults, :func:`search` leaves it out and says so
+    (``Result.unchecked``)."""
+    execution = [p.name for p in properties if p.expectation in EXECUTION_EXPECTATIONS]
+    if named and execution:
+        raise InputError(f"{', '.join(execution)}: the partitioned search (--workers, --engine ray) cannot see "
+                         "cycles; run in one process to check it, or leave it out")
 
 
 def _untraced(found: list[tuple[int, Found]], keep_going: bool, why: str) -> list[Discovery]:

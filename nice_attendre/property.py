@@ -14,13 +14,28 @@ class Expectation(enum.Enum):
     * ``SOMETIMES``: in at least one reachable state (an example must exist);
     * ``TRANSITION``: on every transition the search performs: ``holds(before, event, after)``
       (a monitor, for claims about what a step does; checked on transitions into known
-      states too, since the step itself is new).
+      states too, since the step itself is new);
+    * ``EVENTUALLY``: on every maximal execution, one that ends (a quiescent state) or one
+      that goes on for ever (a cycle), ``holds(state)`` becomes true at some state (a
+      liveness property; violated by a trace that ends, or by a lasso, where it never holds);
+    * ``TERMINATION``: every execution ends: the reachable state graph has no cycle (a state
+      that reaches itself). Violated by a lasso (a trace whose cycle can repeat for ever);
+      ``holds`` is not called.
+
+    The last two are about whole executions, not single states: they need a search that sees
+    cycles (the depth-first and breadth-first ones; see ``docs/termination.md``).
     """
 
     ALWAYS = "always"
     AT_QUIESCENCE = "at_quiescence"
     SOMETIMES = "sometimes"
     TRANSITION = "transition"
+    EVENTUALLY = "eventually"
+    TERMINATION = "termination"
+
+
+#: The expectations about whole executions, which only a search that sees cycles can check.
+EXECUTION_EXPECTATIONS = frozenset({Expectation.EVENTUALLY, Expectation.TERMINATION})
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +90,29 @@ class Property:
         the state after the failing transition."""
         return Property(name, Expectation.TRANSITION, holds, description, explain)
 
+    @staticmethod
+    def eventually(name: str, holds: Callable[[Any], bool], description: str = "",
+                   explain: Callable[[Any], str] | None = None) -> "Property":
+        """A property that must become true on every maximal execution (one that ends, or one
+        that repeats a cycle for ever): a path where ``holds`` is false in every state and that
+        reaches a quiescent state or a cycle violates it. ``explain`` gets the last state of
+        the trace."""
+        return Property(name, Expectation.EVENTUALLY, holds, description, explain)
+
+    @staticmethod
+    def termination(name: str = "termination", description: str = "") -> "Property":
+        """A property that every execution ends: no reachable state reaches itself."""
+        return Property(name, Expectation.TERMINATION, _not_called, description)
+
     def why(self, state: Hashable) -> str:
         """The reason the property fails in ``state`` (empty when no explainer is given)."""
         return self.explain(state) if self.explain is not None else ""
+
+
+def _not_called(state: Any) -> bool:
+    """The predicate of a ``termination`` property, which has none: the searches look at the
+    state graph's cycles, not at states."""
+    return True
 
 
 @dataclass(frozen=True, slots=True)

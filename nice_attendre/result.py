@@ -126,6 +126,10 @@ class Result:
     stop_detail: str | None = None
     sources: tuple[Source, ...] = ()
     coverage: Coverage | None = None
+    #: properties the search was given but did not check, as (name, why) pairs: a partitioned
+    #: search cannot see cycles, so it leaves out the default ``termination`` (and says so in
+    #: every report); the verdict is about the properties checked
+    unchecked: tuple[tuple[str, str], ...] = ()
 
     @property
     def verdict(self) -> str:

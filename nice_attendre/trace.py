@@ -23,10 +23,48 @@ class Trace:
     A trace is replayable: :meth:`replay` applies its events again from ``initial`` and
     checks that the system reproduces every recorded state, which is how determinism
     of a model is checked and how a user re-runs a counterexample.
+
+    A *lasso* (an execution that never ends) has ``cycle_start``: the index, among
+    :meth:`states` (0 is the initial state), of the state its last step returns to. Its
+    steps are the prefix (up to that state) and then the cycle, which can repeat for ever:
+    the steps after state ``cycle_start`` lead back to it, so :attr:`final` equals that
+    state. ``None`` for a trace that simply ends.
     """
 
     initial: Any
     steps: tuple[Step, ...]
+    cycle_start: int | None = None
+
+    def __post_init__(self) -> None:
+        start = self.cycle_start
+        if start is not None and (type(start) is not int or not 0 <= start < len(self.steps)):
+            raise ValueError(f"cycle_start must be the index of a state before the last one (0 to "
+                             f"{len(self.steps) - 1}), got {start!r}")
+        if start is not None:
+            back = self.initial if start == 0 else self.steps[start - 1].state
+            if back != self.steps[-1].state:
+                raise ValueError(f"not a lasso: the last state differs from state {start}, where the cycle starts")
+
+    def __setstate__(self, state: list[Any]) -> None:
+        """Unpickle (a checkpoint's discoveries); a trace pickled before ``cycle_start`` existed
+        is one that simply ends."""
+        values = list(state) + [None] * (3 - len(state))
+        for name, value in zip(("initial", "steps", "cycle_start"), values):
+            object.__setattr__(self, name, value)
+
+    def __getstate__(self) -> list[Any]:
+        return [self.initial, self.steps, self.cycle_start]
+
+    @property
+    def is_lasso(self) -> bool:
+        """Whether the trace ends in a cycle (an execution that can go on for ever)."""
+        return self.cycle_start is not None
+
+    @property
+    def cycle(self) -> tuple[Step, ...]:
+        """The steps of the cycle (empty for a trace that is not a lasso): steps
+        ``cycle_start + 1`` to the last, counting from 1."""
+        return () if self.cycle_start is None else self.steps[self.cycle_start:]
 
     @property
     def events(self) -> tuple[Any, ...]:
@@ -83,6 +121,11 @@ class Trace:
                     f"step {index}: applying {step.event!r} gave a different state than recorded; "
                     "the model's apply() is not deterministic (it reads something outside the "
                     "state: a clock, a global, hash order or unseeded randomness)")
+        if self.cycle_start is not None:
+            back = self.initial if self.cycle_start == 0 else self.steps[self.cycle_start - 1].state
+            if state != back:
+                raise ModelError(f"the cycle does not close: the last state differs from the state after step "
+                                 f"{self.cycle_start}, where the cycle starts")
         return state
 
     @staticmethod

@@ -51,15 +51,19 @@ no_black_holes = _factory(
     "with nowhere to go) are not black holes")
 direct_paths = _factory(
     "direct-paths", "a packet sent after an earlier packet of its flow reached the destination never "
-    "goes to the controller")
+    "goes to the controller (an entry that times out starts its flows over: packets on their way then, "
+    "and those sent before the flow reaches its destination again, are not judged)")
 strict_direct_paths = _factory(
     "strict-direct-paths", "once two hosts exchanged unicast packets both ways, no packet either sends "
-    "to the other afterwards goes to the controller")
+    "to the other afterwards goes to the controller (timeouts as for direct-paths)")
 one_packet_in_per_flow = _factory(
     "one-packet-in-per-flow", "a flow causes at most one packet-in in the whole network")
 app_exception = _factory(
     "app-exception", "no app handler raises an exception (always checked)")
+app_nondeterminism = _factory(
+    "app-nondeterminism", "every app handler is a function of its input: it reads no clock, randomness or "
+    "object address, and gives the same outcome when called again (always checked; exit code 4)")
 
 #: The alert properties; each reads the monitor of the same name.
 ALERT_PROPERTIES = ("no-forwarding-loops", "no-black-holes", "direct-paths", "strict-direct-paths",
-                    "one-packet-in-per-flow", "app-exception")
+                    "one-packet-in-per-flow", "app-exception", "app-nondeterminism")

@@ -2,8 +2,9 @@
 
 A predicate gets a :class:`~nice_attendre.models.view.View` (hosts' sent and received
 packets with headers, packets in flight, each switch's table, buffer and pending commands,
-the app's state) and returns whether the claim holds. Build one with :func:`always`,
-:func:`at_quiescence`, :func:`sometimes` or :func:`on_transition`; the result is a
+messages to the controller and those OpenFlow-B holds at the platform, the app's state, the
+topology, which links are up, the fault budgets left) and returns whether the claim holds. Build one with :func:`always`,
+:func:`at_quiescence`, :func:`sometimes`, :func:`eventually` or :func:`on_transition`; the result is a
 :class:`PropertySpec`, which ``verify(properties=[...])`` and ``--property file.py:name``
 accept next to the registered names::
 
@@ -104,6 +105,15 @@ def sometimes(name: str, predicate: Callable[[View], Any], description: str = ""
               explain: Callable[[View], str] | None = None) -> PropertySpec:
     """A claim that some reachable state satisfies (an example must exist)."""
     return PropertySpec(name, Expectation.SOMETIMES, predicate, description, explain)
+
+
+def eventually(name: str, predicate: Callable[[View], Any], description: str = "",
+               explain: Callable[[View], str] | None = None) -> PropertySpec:
+    """A claim that every execution makes true at some point: on every path, whether it ends
+    (nothing more can happen) or goes on for ever (a cycle), some state satisfies it. A
+    violation is a trace where it never holds that ends, or a lasso (a path, then a cycle that
+    repeats for ever); ``explain`` gets the view of its last state. See docs/termination.md."""
+    return PropertySpec(name, Expectation.EVENTUALLY, predicate, description, explain)
 
 
 def on_transition(name: str, predicate: Callable[[View, Any, View], Any], description: str = "",

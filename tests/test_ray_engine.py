@@ -89,7 +89,7 @@ def test_the_command_line_runs_on_ray() -> None:
     out = CliRunner().invoke(main, ["verify", "route-flow", "-t", "linear:2", "-n", "2", "--workers", "2",
                                     "--engine", "ray"])
     assert out.exit_code == 0, out.output
-    assert "partitioned over 2 Ray actors" in out.output and "1,116" in out.output
+    assert "partitioned over 2 Ray actors" in out.output and "1,026" in out.output
 
 
 def test_without_ray_installed_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,7 +28,7 @@ from nice_attendre.models import flowtable
 from nice_attendre.models.app import (FlowModRequest, InstallPathRequest, PacketOutRequest, Request)
 from nice_attendre.models.messages import (BUFFER_PRIORITY, FlowMod, MessageSet, PacketIn, PacketOut)
 from nice_attendre.models.packet import AttendreCommand, Match, Packet, format_actions, rewritten
-from nice_attendre.models.protocols.openflow import OpenFlow
+from nice_attendre.models.protocols.openflow import OpenFlow, releases
 
 if TYPE_CHECKING:
     from nice_attendre.models.network import Tx
@@ -223,8 +223,8 @@ class Attendre(OpenFlow):
                     "encap": msg.ac if msg.buffer_id is None else None,
                     "version": msg.ms.version}
 
-        entry = self.install(tx, dpid, msg, fields)
-        if msg.buffer_id is not None and entry is not None:
+        self.install(tx, dpid, msg, fields)
+        if releases(msg):
             self.release_buffered(tx, dpid, msg.buffer_id, self.release_actions(msg), self._encapsulate(msg.ac))
         self.message_done(tx, dpid, msg.ms)
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
 from nice_attendre.models.messages import BarrierRequest, FlowMod
-from nice_attendre.models.protocols.openflow import OpenFlow, SwitchEvents
+from nice_attendre.models.protocols.openflow import OpenFlow, SwitchEvents, releases
 from nice_attendre.models.protocols.params import Param
 
 if TYPE_CHECKING:
@@ -113,12 +113,12 @@ class Batch(OpenFlow):
         packets of its flow-mod/packet-outs, in order."""
         if len(batch) > 1:
             tx.note(lambda: f"s{dpid} applies a batch of {len(batch)} flow-mods")
-        releases = []
+        released = []
         for msg in batch:
-            entry = self.install(tx, dpid, msg)
-            if msg.buffer_id is not None and entry is not None:
-                releases.append(msg)
-        for msg in releases:
+            self.install(tx, dpid, msg)
+            if releases(msg):
+                released.append(msg)
+        for msg in released:
             self.release_buffered(tx, dpid, msg.buffer_id, self.release_actions(msg))
 
     def barrier(self, tx: "Tx", dpid: int, msg: BarrierRequest) -> None:

@@ -113,6 +113,11 @@ class Buffer(OpenFlow):
             handlers[FlowBufferTimeout] = self.timeout
         return handlers
 
+    def alternatives(self) -> dict[Any, type]:
+        """(``timeout=event``) the timeout is an alternative way of processing a packet that
+        joins its flow's buffer."""
+        return {TIMEOUT: FlowBufferTimeout} if self.settings["timeout"] == "event" else {}
+
     def initial_switch_state(self, dpid: int) -> FlowBuffers:
         return ()
 
@@ -162,6 +167,8 @@ class Buffer(OpenFlow):
             self.send_packet_in(tx, PacketIn(dpid, in_port, None, packet, table_id))
             return
         first = bid not in queues
+        if not first:
+            self.ties.reach(TIMEOUT)  # where FlowBufferTimeout is an alternative (see Ties.reach)
         queues[bid] = queues.get(bid, ()) + ((in_port, packet),)
         tx.put(slot, tuple(sorted(queues.items())))
         if first:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from nice_attendre.models import flowtable
-from nice_attendre.models.packet import GotoTable, Packet
+from nice_attendre.models.packet import GotoTable, Packet, rewritten
 
 if TYPE_CHECKING:
     from nice_attendre.models.network import Network
@@ -29,9 +29,11 @@ def head_miss(net: "Network", state: Sequence[int], dpid: int, port: int) -> tup
     miss: (the packet as the miss sees it, the table of the miss); otherwise None.
 
     It follows the pipeline as OpenFlow does: a looping packet is dropped before matching;
-    a hit goes on only through the entry's goto action (its other actions never change the
-    packet or the table). An entry with Attendre fields ends the walk (no variant that uses
-    this has them)."""
+    a hit goes on only through the entry's goto action, with the packet its set-field actions
+    rewrote (its other actions never change the packet or the table). At a tie of
+    equal-priority entries it takes the first, as the ordinary processing does (the other
+    choices are :mod:`~nice_attendre.models.protocols.ties`'). An entry with Attendre fields
+    ends the walk (no variant that uses this has them)."""
     packet = head_packet(net, state, dpid, port)
     if packet is None:
         return None
@@ -51,6 +53,7 @@ def head_miss(net: "Network", state: Sequence[int], dpid: int, port: int) -> tup
         gotos = [action.table_id for action in entry.actions or () if type(action) is GotoTable]
         if not gotos:
             return None
+        packet = rewritten(packet, entry.actions or ())  # the next table sees its set-fields
         table_id = gotos[-1]
 
 

@@ -2,9 +2,10 @@
 
 Switch: a packet is matched against the flow tables (highest priority first); on a hit the
 entry's actions are applied, on a table miss the packet is buffered under a buffer id and
-a packet-in goes to the controller. Commands: flow-mod (add, modify, delete; with a buffer id it
-is a flow-mod/packet-out and the entry's actions are applied to the buffered packet, as in
-OpenFlow 1.0), packet-out, barrier request, port-statistics request.
+a packet-in goes to the controller. Commands: flow-mod (add, modify, delete; an add or a
+modify with a buffer id is a flow-mod/packet-out: its actions are applied to the buffered
+packet, as in OpenFlow 1.0, or in 1.3 the packet goes through the table), packet-out,
+barrier request, port-statistics request.
 
 Platform: runs the app's handlers, catches their exceptions (reported as the alert
 ``app-exception``) and sends what the app asked for; ``install_path`` becomes one flow-mod
@@ -27,6 +28,10 @@ a variant uses (every hook is a method of this class):
 * ``initial_switch_state`` / ``held_packets``: its per-switch state (the ``ext:D`` slot);
 * the data-plane and command hooks: ``table_miss``, ``buffer_packet``, ``take_buffered``,
   ``release_buffered``, ``flow_mod``, ``packet_out``, ``barrier``, ``marked_entry``.
+* ``alternatives()``: those of its events that are alternative ways of processing a packet
+  (below), so that they are also offered with every choice at equal-priority ties; the
+  variant marks the point where it makes such a choice with ``self.ties.reach(choice)``
+  (:mod:`~nice_attendre.models.protocols.ties`).
 
 A variant event that is an alternative way of processing a switch's head packet (a meter's
 verdict, a timeout) sets ``tx.choice`` and runs :meth:`OpenFlow.switch_packet`; the hooks
@@ -36,23 +41,40 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple, Sequence
 
-from nice_attendre.errors import UnsupportedFeature
+from nice_attendre.errors import CallTimeout, UnsupportedFeature
 from nice_attendre.models import flowtable
 from nice_attendre.watchdog import guarded_caller
 from nice_attendre.models.app import (BarrierRequestRequest, FlowModRequest, InstallPathRequest, Out,
                                       PacketOutRequest, PortStatsRequestRequest, Request, app_failure,
                                       bad_state, is_app_failure, state_failure)
+from nice_attendre.models.determinism import NondeterministicCall, Outcome, Read, difference, reads_text
 from nice_attendre.models.events import ControllerStats
 from nice_attendre.models.messages import (NO_TIMEOUTS, TABLE, BarrierReply, BarrierRequest, BufferId, FlowMod,
                                            FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatsRequest,
                                            PortStatus)
 from nice_attendre.models.packet import Flood, GotoTable, Output, Packet, SetField, ToController, rewritten
 from nice_attendre.models.protocols.params import Param
+from nice_attendre.models.protocols.ties import SwitchChoosesEntry, Ties
 
 if TYPE_CHECKING:
     from nice_attendre.models.network import Network, Tx
 
 PACKET_INS, FLOW_MODS, PACKET_OUTS, BARRIERS = range(4)
+
+
+class _Unwatched:
+    """A detector that watches nothing (a handler's second call, made to compare)."""
+
+    reads: tuple[Read, ...] = ()
+
+    def begin(self) -> None:
+        """Nothing to watch."""
+
+    def end(self) -> None:
+        """Nothing was watched."""
+
+
+_UNWATCHED = _Unwatched()
 
 
 class PlatformState(NamedTuple):
@@ -109,6 +131,9 @@ class OpenFlow:
         self._stats_cache: dict[int, tuple[ControllerStats, ...]] = {}
         self._install_cache: dict[tuple[int, int], tuple[FlowMod, int, flowtable.Entry | None]] = {}
         self._valid_requests: set[Any] = set()  # matches and hops Out has checked (see Out)
+        self._hits: dict[tuple[Any, ...], int | tuple[int, ...]] = {}
+        #: The exploration of equal-priority ties (see :mod:`~nice_attendre.models.protocols.ties`).
+        self.ties = Ties(net)
 
     # ---- the variant's interface -------------------------------------------------------
 
@@ -126,10 +151,18 @@ class OpenFlow:
     def event_handlers(self) -> dict[type, Callable[["Tx", Any], None]]:
         """The variant's own events and the method applying each (see the module docstring).
         Subclasses add theirs to ``super().event_handlers()``."""
-        return {ControllerStats: self._stats_event}
+        return {ControllerStats: self._stats_event, SwitchChoosesEntry: self.ties.apply}
 
     def _stats_event(self, tx: "Tx", ev: ControllerStats) -> None:
         self.controller_stats(tx, ev.dpid, ev.load)
+
+    def alternatives(self) -> dict[Any, type]:
+        """The variant's own events that are alternative ways of processing a switch's head
+        packet, by the ``tx.choice`` each sets (none for OpenFlow). Where the processing
+        reaches the point where such a choice is made, the variant calls
+        ``self.ties.reach(choice)``, so that at equal-priority ties the alternative is offered
+        with every combination of choices that reaches that point (see :class:`Ties`)."""
+        return {}
 
     def switch_events(self) -> tuple[SwitchEvents, ...]:
         """The kinds of the variant's own events each switch decides from its own slots (see
@@ -155,7 +188,7 @@ class OpenFlow:
         """Switch ``dpid`` connects (at the start, or again after a restart): the app hears of it."""
         tx.origin = dpid  # the call runs for dpid (a per-switch threaded controller orders its calls)
         self.run_app(tx, "on_switch_join", lambda app, state, out: app.on_switch_join(state, dpid, out),
-                     f"switch s{dpid} joined", None)
+                     f"switch s{dpid} joined", None, message=dpid)
 
     def held_packets(self, ext: Any) -> tuple[Packet, ...]:
         """Packets the variant's switch state holds (none for OpenFlow)."""
@@ -187,7 +220,7 @@ class OpenFlow:
         """Match ``packet`` from flow table ``table_id`` on and act on the result."""
         net = self.net
         while True:
-            index = net.lookup(tx, dpid, table_id, packet, in_port)
+            index = self.hit(tx, dpid, table_id, packet, in_port)
             if index < 0:
                 self.table_miss(tx, dpid, in_port, packet, table_id)
                 return
@@ -203,6 +236,21 @@ class OpenFlow:
                 return
             packet = rewritten(packet, entry.actions or ())
             table_id = goto
+
+    def hit(self, tx: "Tx", dpid: int, table_id: int, packet: Packet, in_port: int) -> int:
+        """Index in switch ``dpid``'s table of the entry ``packet`` hits in ``table_id``, or -1.
+        Where entries of equal priority tie, the choice the transition makes (see
+        :mod:`~nice_attendre.models.protocols.ties`). Cached per table value, table id,
+        header and in-port."""
+        slot = self.net.slot_table[dpid]
+        key = (tx.s[slot], table_id, packet.hdr, in_port)
+        found = self._hits.get(key)
+        if found is None:
+            found = self._hits[key] = flowtable.candidates(tx.get(slot), table_id, packet.hdr, in_port,
+                                                           self.version == "1.0")
+        if found.__class__ is int:
+            return found  # type: ignore[return-value]
+        return self.ties.choose(tx, dpid, found, packet, in_port)  # type: ignore[arg-type]
 
     def marked_entry(self, tx: "Tx", dpid: int, in_port: int, packet: Packet,
                      entry: flowtable.Entry) -> Packet | None:
@@ -353,7 +401,9 @@ class OpenFlow:
         net = self.net
         packet = msg.packet
         hdr = packet.hdr
-        if packet.followup or packet.late:  # only set while (strict-)direct-paths is monitored
+        # only set while (strict-)direct-paths is monitored; a packet on its way when an
+        # entry of its flow timed out is not judged (Hosts.entry_expires)
+        if (packet.followup or packet.late) and not net.hosts.excused(tx, packet):
             dst = net.host_of_mac.get(hdr.eth_dst)
             src = net.host_of_mac.get(hdr.eth_src)
             if dst is not None and (hdr, packet.origin, packet.seq) not in tx.get(net.slot_host[dst]).received:
@@ -452,9 +502,10 @@ class OpenFlow:
         return entry
 
     def flow_mod(self, tx: "Tx", dpid: int, msg: FlowMod) -> None:
-        """Install the entry; for a flow-mod/packet-out, apply its actions to the buffered packet."""
-        entry = self.install(tx, dpid, msg)
-        if msg.buffer_id is not None and entry is not None:
+        """Change the table; for a flow-mod/packet-out, then apply its actions to the buffered
+        packet (see :func:`releases`)."""
+        self.install(tx, dpid, msg)
+        if releases(msg):
             self.release_buffered(tx, dpid, msg.buffer_id, self.release_actions(msg))
 
     def release_actions(self, msg: FlowMod) -> tuple[Any, ...]:
@@ -512,15 +563,15 @@ class OpenFlow:
         kind = type(msg)
         if kind is PacketIn:
             self.run_app(tx, "on_packet_in", lambda app, state, out: app.on_packet_in(state, msg, out),
-                         str(msg), msg)
+                         str(msg), msg, message=msg)
         elif kind is BarrierReply:
             self.barrier_reply(tx, msg)
         elif kind is FlowRemoved:
             self.run_app(tx, "on_flow_removed", lambda app, state, out: app.on_flow_removed(state, msg, out),
-                         str(msg), None)
+                         str(msg), None, message=msg)
         elif kind is PortStatus:
             self.run_app(tx, "on_port_status", lambda app, state, out: app.on_port_status(state, msg, out),
-                         str(msg), None)
+                         str(msg), None, message=msg)
         elif kind is PortStatsReply:
             platform: PlatformState = tx.get(self.net.slot_platform)
             tx.note(lambda: f"controller receives port statistics of s{dpid}")
@@ -535,18 +586,24 @@ class OpenFlow:
             return
         reply = BarrierReply(msg.dpid, xid)
         self.run_app(tx, "on_barrier_reply", lambda app, state, out: app.on_barrier_reply(state, reply, out),
-                     str(msg), None)
+                     str(msg), None, message=reply)
 
     def extra_events(self, state: tuple[int, ...]) -> tuple[Any, ...]:
         """The variant's own events that are not :meth:`switch_events`, read from the whole
         state (subclasses add theirs to ``super().extra_events(state)``). OpenFlow's: port
-        statistics awaiting the app, one event per (switch, load class)."""
+        statistics awaiting the app, one event per (switch, load class); then the other
+        choices at equal-priority ties (:meth:`Ties.events`: none until a table may tie)."""
         value = state[self.net.slot_platform]
         cached = self._stats_cache.get(value)
         if cached is None:
             platform = self.net._values[self.net.slot_platform][value]
             cached = self._stats_cache[value] = tuple(
                 ControllerStats(dpid, load) for dpid in platform.stats for load in self.net.app.load_classes)
+        ties = self.ties
+        if ties.tying or ties.checked != len(ties.values):  # inline: this runs in every state
+            found = ties.events(state)
+            if found:
+                return cached + found
         return cached
 
     def controller_stats(self, tx: "Tx", dpid: int, load: str) -> None:
@@ -558,11 +615,11 @@ class OpenFlow:
         reply = PortStatsReply(dpid, load)
         tx.origin = dpid
         self.run_app(tx, "on_port_stats", lambda app, state, out: app.on_port_stats(state, reply, out),
-                     str(reply), None)
+                     str(reply), None, message=reply)
 
     @guarded_caller
     def run_app(self, tx: "Tx", handler: str, call: Callable[[Any, Any, Out], Any], what: str,
-                context: PacketIn | None) -> None:
+                context: PacketIn | None, message: Any = None) -> None:
         """Run one app handler; store its new state; send what it asked for.
 
         A handler that raises (anything: ``sys.exit``, GeneratorExit, a ``BaseException`` of
@@ -575,17 +632,91 @@ class OpenFlow:
         :func:`~nice_attendre.models.app.is_app_failure`). The call, and the interning of the
         state it returned (the state's dunders are user code too), are marked on the
         network's :class:`~nice_attendre.watchdog.CallGuard` so a watchdog may interrupt them.
+
+        A handler that is not a function of its input becomes the alert
+        ``app-nondeterminism`` (the app's state and the network left as they were), whether
+        or not its call also failed: a call that reads the clock, a random generator or an
+        address (see :mod:`nice_attendre.models.determinism`), or whose outcome (the state it
+        returned, what it asked for, what it raised) differs when it is called again with
+        the same input. The first call's outcome is the transition's: a second call that
+        hits the time limit is not nondeterminism.
+
+        ``message`` is what the handler is called with besides the app's state (a hashable
+        value; ``None``: not known). A call whose handler, message and state were checked
+        once already is made once, unwatched: each distinct input is checked once, as the
+        memo calls a handler once per distinct input (so the checks find the same with the
+        memo off, at about the memo's speed).
         """
         net = self.net
-        out = Out(self.topology, self._valid_requests)
         app = net.app
-        guard = net.guard
         before = tx.get(net.slot_app)
+        name = f"{type(app).__name__}.{handler}"
+        checked = net.detector.checked
+        key = None if message is None else (handler, message, tx.s[net.slot_app])
+        if key is not None and key in checked:
+            first, state, requests, failure, reads = self._call_app(call, app, before, watch=False)
+        else:
+            first, state, requests, failure, reads = self._checked_call(tx, call, app, before, name, what)
+            if first is None:
+                return  # found nondeterministic: the alert is raised
+            if key is not None:
+                checked.add(key)
+        if first.failure is not None:
+            tx.alert("app-exception", f"{name} {first.failure} (handling {what})")
+            return
+        tx.set_id(net.slot_app, first.key)
+        tx.note(lambda: f"controller: {name} handles {what}")
+        if tx.notes is not None:  # narrating a trace: say what the handler changed
+            tx.notes.extend(f"app state: {line}" for line in self._changes(before, state))
+        self.dispatch(tx, requests, context)
+        self.flush(tx)
+
+    def _checked_call(self, tx: "Tx", call: Callable[[Any, Any, Out], Any], app: Any, before: Any, name: str,
+                      what: str) -> tuple[Any, Any, list[Request], BaseException | None, tuple[Read, ...]]:
+        """The handler called watched, then again unwatched to compare (see
+        :meth:`run_app`): the first call's :meth:`_call_app` result, or ``None`` for its
+        outcome once the alert ``app-nondeterminism`` is raised in ``tx``."""
+        first, state, requests, failure, reads = self._call_app(call, app, before)
+        if reads:
+            tx.alert("app-nondeterminism", f"{name} {reads_text(reads)} (handling {what})")
+            return None, state, requests, failure, reads
+        if isinstance(failure, NondeterministicCall):
+            tx.alert("app-nondeterminism", f"{name} {failure.what} (handling {what})")
+            return None, state, requests, failure, reads
+        if not app.checks_own_determinism and not isinstance(failure, CallTimeout):
+            second, _state, _requests, again, _reads = self._call_app(call, app, before, watch=False)
+            if not isinstance(again, CallTimeout):  # a time limit is not nondeterminism: the first call stands
+                differ = difference(first, second)
+                if differ is not None:
+                    tx.alert("app-nondeterminism", f"{name} {differ} (handling {what})")
+                    return None, state, requests, failure, reads
+        return first, state, requests, failure, reads
+
+    @guarded_caller
+    def _call_app(self, call: Callable[[Any, Any, Out], Any], app: Any, before: Any, watch: bool = True
+                  ) -> tuple[Outcome, Any, list[Request], BaseException | None, tuple[Read, ...]]:
+        """One call of a handler (``call(app, before, out)``) under the network's guard and,
+        with ``watch``, watched by its :class:`~nice_attendre.models.determinism.Detector`:
+        its outcome (the failure in words, the new state's id, the state, the requests), the
+        state, the requests, what the call raised if it is the app's failure (or ``None``),
+        and the nondeterministic reads it made. What must pass through (see
+        :func:`~nice_attendre.models.app.is_app_failure`) is raised. (The second call of a
+        handler, made to compare, is not watched: it would see the first call's reads again,
+        at the cost of a profile event per call the handler makes.)"""
+        net = self.net
+        guard = net.guard
+        detector = net.detector if watch else _UNWATCHED
+        out = Out(self.topology, self._valid_requests)
+        state = None
         returned = False
         guard.calls += 1
+        detector.begin()
         guard.active = True
         try:
-            state = call(app, before, out)
+            try:
+                state = call(app, before, out)
+            finally:
+                detector.end()
             returned = True
             state_id = -1 if state is None and before is not None else net.intern_app_state(state)
             guard.active = False
@@ -593,6 +724,7 @@ class OpenFlow:
                 raise guard.hit
         except BaseException as exc:  # noqa: BLE001 - an app bug is a finding, not a crash
             guard.active = False
+            detector.end()  # (if a limit came before the call's own finally)
             hit = guard.take()  # a limit raised inside the call wins over what the call made of it
             failure = exc if hit is None else hit
             if not is_app_failure(failure):
@@ -600,18 +732,13 @@ class OpenFlow:
                     raise
                 raise failure from None
             problem = f"returned {state_failure(state, exc)}" if returned and hit is None else app_failure(failure)
-            tx.alert("app-exception", f"{type(app).__name__}.{handler} {problem} (handling {what})")
-            return
+            reads = tuple(detector.reads)
+            return Outcome(problem, None, None, tuple(out.requests)), state, out.requests, failure, reads
+        reads = tuple(detector.reads)
         if state_id < 0:
-            tx.alert("app-exception", f"{type(app).__name__}.{handler} returned {bad_state(state, before)} "
-                     f"(handling {what})")
-            return
-        tx.set_id(net.slot_app, state_id)
-        tx.note(lambda: f"controller: {type(app).__name__}.{handler} handles {what}")
-        if tx.notes is not None:  # narrating a trace: say what the handler changed
-            tx.notes.extend(f"app state: {line}" for line in self._changes(before, state))
-        self.dispatch(tx, out.requests, context)
-        self.flush(tx)
+            return (Outcome(f"returned {bad_state(state, before)}", None, None, tuple(out.requests)), state,
+                    out.requests, None, reads)
+        return Outcome(None, state_id, state, tuple(out.requests)), state, out.requests, None, reads
 
     @staticmethod
     def _changes(before: Any, after: Any) -> list[str]:
@@ -696,6 +823,15 @@ class OpenFlow:
             for dpid, messages in outbox.items():  # in the order first sent: deterministic
                 send(tx, dpid, messages)
         tx.outbox = None
+
+
+def releases(msg: FlowMod) -> bool:
+    """Whether flow-mod ``msg`` also releases a buffered packet: it names a buffer id and is
+    not a delete. OpenFlow applies an add's or a modify's buffer id whatever the table
+    change did (1.0: "buffered packet to apply to"; 1.3: a flow-mod with a buffer id is the
+    flow-mod followed by a packet-out to OFPP_TABLE, "regardless of the table to which the
+    flow mod refers"); only OFPFC_DELETE and OFPFC_DELETE_STRICT ignore it."""
+    return msg.buffer_id is not None and not msg.command.startswith("delete")
 
 
 def _trail(trail: tuple[tuple[int, int], ...]) -> str:

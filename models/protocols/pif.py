@@ -77,7 +77,7 @@ from nice_attendre.models.addresses import in_prefix, is_prefix, normalise_prefi
 from nice_attendre.models.messages import FlowMod, PacketIn
 from nice_attendre.models.packet import HEADER_FIELDS, Flood, Header, Match, Packet
 from nice_attendre.models.protocols.lookahead import head_events, head_miss
-from nice_attendre.models.protocols.openflow import OpenFlow, SwitchEvents
+from nice_attendre.models.protocols.openflow import OpenFlow, SwitchEvents, releases
 from nice_attendre.models.protocols.params import MATCH_FIELDS, Param
 
 if TYPE_CHECKING:
@@ -278,7 +278,12 @@ class PacketInFiltering(OpenFlow):
         self._meter: dict[tuple[int, int, int, int, int], bool] = {}
 
     def event_handlers(self) -> dict[type, Callable[["Tx", Any], None]]:
-        return {**super().event_handlers(), MeterDropsPacket: self.meter_drop, PendingEntryExpires: self.expire}
+        return {**super().event_handlers(), MeterDropsPacket: self.meter_drop,
+                PendingEntryExpires: self.expire_pending}
+
+    def alternatives(self) -> dict[Any, type]:
+        """A rate-limit meter's drop is an alternative way of processing a repeated packet."""
+        return {METER_DROP: MeterDropsPacket} if self.rules[0].action == "rate-limit" else {}
 
     def initial_switch_state(self, dpid: int) -> PendingTables:
         return ((),) * len(self.rules)
@@ -329,6 +334,7 @@ class PacketInFiltering(OpenFlow):
                     "the rate-limit meter drops it")
             self.drop(tx, dpid, packet)
         else:
+            self.ties.reach(METER_DROP)  # where MeterDropsPacket is an alternative (see Ties.reach)
             tx.note(lambda: f"s{dpid}: {packet} from port {in_port} matches pending entry {rule.describe_key(key)}; "
                     "the rate-limit meter lets it through: buffered, packet-in sent")
             self._packet_in(tx, dpid, in_port, packet, table_id)
@@ -343,7 +349,7 @@ class PacketInFiltering(OpenFlow):
         """OpenFlow's flow-mod; one that adds an entry then replaces the pending entries it
         overlaps (``remove=flow-mod``; see the module docstring)."""
         entry = self.install(tx, dpid, msg)
-        if msg.buffer_id is not None and entry is not None:
+        if releases(msg):
             self.release_buffered(tx, dpid, msg.buffer_id, self.release_actions(msg))
         if self.settings["remove"] != "flow-mod" or entry is None:
             return
@@ -418,7 +424,7 @@ class PacketInFiltering(OpenFlow):
         tx.choice = METER_DROP
         self.switch_packet(tx, ev.dpid, ev.port)
 
-    def expire(self, tx: "Tx", ev: PendingEntryExpires) -> None:
+    def expire_pending(self, tx: "Tx", ev: PendingEntryExpires) -> None:
         """A pending entry times out."""
         slot = self.net.slot_ext[ev.dpid]
         tables: PendingTables = tx.get(slot)

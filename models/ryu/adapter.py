@@ -36,6 +36,7 @@ from os_ken.controller import ofp_event
 from os_ken.ofproto import ofproto_v1_0, ofproto_v1_3
 
 from nice_attendre.errors import UnsupportedFeature
+from nice_attendre.models import determinism
 from nice_attendre.models.app import App, Out
 from nice_attendre.models.messages import BarrierReply, PacketIn, PortStatsReply
 from nice_attendre.models.ryu import env
@@ -124,6 +125,8 @@ class RyuAdapter(App[Frozen]):
                                                             "no-forgotten-packets")
     #: Remember each handler call's outcome per (handler, state, message): see :meth:`_run`.
     memoize: ClassVar[bool] = True
+    #: The adapter runs the handlers twice itself (its memo would answer a second call).
+    checks_own_determinism: ClassVar[bool] = True
 
     def __init__(self, **options: Any) -> None:
         cls = self.ryu_class
@@ -132,7 +135,7 @@ class RyuAdapter(App[Frozen]):
         self._out: Out | None = None
         self._context: PacketIn | None = None
         self._switches: _Switches | None = None
-        self._memo: dict[tuple[Any, ...], tuple[Frozen, tuple[Any, ...]]] = {}
+        self._memo: dict[tuple[Any, ...], tuple[Frozen, tuple[Any, ...], tuple[determinism.Read, ...]]] = {}
         accepted = _named_parameters(cls)
         unknown = sorted(set(options) - accepted)
         if unknown:  # os-ken's constructor would swallow them silently
@@ -206,16 +209,43 @@ class RyuAdapter(App[Frozen]):
         randomness are fixed, the datapaths are configuration), so its outcome (new state and
         requests) is remembered per (``key``, state) and replayed: the same packet-in in the
         same app state recurs across many interleavings. Calls that raise are not remembered.
+
+        While the platform watches the call for nondeterminism
+        (:func:`nice_attendre.models.determinism.active`), the handlers run twice and the two
+        outcomes must agree (else :class:`~nice_attendre.models.determinism.NondeterministicCall`,
+        which the platform reports); the reads of the clock, randomness and addresses they
+        made are remembered with the outcome and replayed with it.
         """
         switches = self._switches_for(out.topology)
         memo_key = (key, state)
+        detector = determinism.active()
         if self.memoize:
             known = self._memo.get(memo_key)
             if known is not None:
                 out.requests.extend(known[1])
+                if detector is not None and known[2]:
+                    detector.replay(known[2])
                 return known[0]
-        first = len(out.requests)
+        seen = len(detector.reads) if detector is not None else 0
+        new, requests = self._dispatch(switches, state, out, context, events)
+        if detector is not None and len(detector.reads) == seen:
+            with detector.unwatched():  # (the first run was watched)
+                again, repeated = self._dispatch(switches, state, out.fresh(), context, events)
+            differ = determinism.difference(determinism.Outcome(None, new, new, requests),
+                                            determinism.Outcome(None, again, again, repeated))
+            if differ is not None:
+                raise determinism.NondeterministicCall(differ)
+        out.requests.extend(requests)
+        if self.memoize:
+            self._memo[memo_key] = (new, requests, tuple(detector.reads[seen:]) if detector is not None else ())
+        return new
+
+    def _dispatch(self, switches: _Switches, state: Frozen, out: Out, context: PacketIn | None,
+                  events: Callable[[_Switches], list[tuple[Any, str]]]) -> tuple[Frozen, tuple[Any, ...]]:
+        """One run of the handlers from ``state``: the frozen state after it and the requests
+        it made (into ``out``, which was empty)."""
         datapaths = switches.datapaths
+        first = len(out.requests)
         restore_attributes(self.ryu, state, self._skip, datapaths.__getitem__)
         for datapath in datapaths.values():
             datapath.reset_xid()
@@ -228,10 +258,9 @@ class RyuAdapter(App[Frozen]):
                             method(ev)
         finally:
             self._out, self._context = None, None
-        new = freeze_attributes(self.ryu, self._skip, CheckerDatapath)
-        if self.memoize:
-            self._memo[memo_key] = (new, tuple(out.requests[first:]))
-        return new
+        requests = tuple(out.requests[first:])
+        del out.requests[first:]
+        return freeze_attributes(self.ryu, self._skip, CheckerDatapath), requests
 
     def initial_state(self) -> Frozen:
         return freeze_attributes(self.ryu, self._skip, CheckerDatapath)

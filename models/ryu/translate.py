@@ -7,7 +7,8 @@ normalises its match whichever OFPMatch API built it. The request goes into the 
 
 * ``OFPFlowMod``: ADD; MODIFY (OpenFlow 1.3: the covered entries get the new actions,
   nothing happens if there are none; 1.0: the same, but the entry is added when none is
-  covered); DELETE (non-strict). A buffer id makes it a flow-mod/packet-out.
+  covered); DELETE (non-strict). A buffer id makes an ADD or a MODIFY a flow-mod/packet-out
+  (a DELETE ignores it).
 * ``OFPPacketOut`` of a buffered packet, or of the frame of the packet-in being handled
   (OFP_NO_BUFFER with ``data=msg.data``).
 * ``OFPBarrierRequest``, ``OFPPortStatsRequest`` (all ports), ``OFPSetConfig`` (when it
@@ -117,11 +118,8 @@ class Translator:
         if self.version == "1.3" and table_id == ofp.OFPTT_ALL:
             raise refuse("flow-mods for every table (OFPTT_ALL)")
         buffer_id = self.buffer_id(datapath, parsed.buffer_id)
-        if buffer_id is not None and command != "add":
-            if command == "delete":  # OpenFlow: a delete ignores its buffer id
-                buffer_id = None
-            else:
-                raise refuse("a modify flow-mod with a buffer id")
+        if buffer_id is not None and command == "delete":  # OpenFlow: a delete ignores its buffer id
+            buffer_id = None
         match = self.match(datapath, parsed.match)
         if self.version == "1.0":
             actions = self.actions(datapath, parsed.actions, in_flow=True)

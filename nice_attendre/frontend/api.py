@@ -45,6 +45,8 @@ class Run:
     metrics: tuple[Metric, ...]
     packets: int
     sources: tuple[Source, ...] = ()
+    #: whether the caller named the properties (else they are the app's or the registry's defaults)
+    named: bool = False
 
 
 def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "openflow",
@@ -95,6 +97,7 @@ def _build(app: Any, *, topology: Any, packets: int, protocol: Any, properties: 
     topo = load_topology(topo_spec)
     if isinstance(topo_spec, (str, Path)) and is_file(Path(topo_spec)):
         note_file("topology file", topo_spec)
+    named = properties is not None
     if properties is None:
         properties = app_obj.default_properties or registry.DEFAULT_PROPERTIES
     wanted = registry.resolve(properties, app_obj)
@@ -116,7 +119,7 @@ def _build(app: Any, *, topology: Any, packets: int, protocol: Any, properties: 
         values = net.interned(slot)
         metrics = tuple(Metric(name, (lambda state, i=i: values[state[slot]][i]), f"{name} per complete execution")
                         for i, name in enumerate(LOAD_COUNTERS))
-    return Run(net, registry.bind(net, wanted), metrics, packets)
+    return Run(net, registry.bind(net, wanted), metrics, packets, named=named)
 
 
 def make_scenario(app: Any, topology: Any, packets: int, sender: str | None, receiver: str | None,
@@ -241,8 +244,9 @@ def explore(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limit
     if workers > 1 or engine != "processes":
         if checkpoint is not None or resume is not None:
             raise InputError("checkpoints are for the one-process search: drop --workers/--engine or --checkpoint")
-        from nice_attendre.parallel import Cluster, ProcessCluster, search as partitioned
+        from nice_attendre.parallel import Cluster, ProcessCluster, check_properties, search as partitioned
 
+        check_properties(run.properties, named=run.named)
         cluster: Cluster
         owned_by = partition_named(run.network, partition)
         if engine == "ray":

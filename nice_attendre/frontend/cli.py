@@ -241,7 +241,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     from nice_attendre.frontend.hard_stop import hard_stop_writer
     from nice_attendre.frontend.headers import network_header
     from nice_attendre.output import check_writable, write_atomic
-    from nice_attendre.frontend.report import CheckedNarrator, json_report, text_report, verdict_line
+    from nice_attendre.frontend.report import CheckedNarrator, json_report, text_report, verdict_line, verdict_of
     from nice_attendre.frontend.simulation import check_simulation, random_seed
     from nice_attendre.watchdog import Watchdog
 
@@ -352,8 +352,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                 if not write_trace(trace_path, trace_format, result, net, {"app": app, **options}, narrate, header):
                     click.echo("--trace-out: no violation with a trace; nothing written", err=True)
 
-        finish(result.verdict, result.signal, lambda: verdict_line(result), (write_text, write_json, write_trace_file),
-               ctx)
+        finish(verdict_of(result), result.signal, lambda: verdict_line(result),
+               (write_text, write_json, write_trace_file), ctx)
 
 
 def _phrase(text: str) -> str:
@@ -391,6 +391,9 @@ def list_cmd() -> None:
         default = " (default)" if name in registry.DEFAULT_PROPERTIES else ""
         click.echo(_entry(name, _phrase(registry.describe(name)) + default))
     click.echo(_entry("app-exception", "no app handler raises an exception (always checked)"))
+    click.echo(_entry("app-nondeterminism", "every app handler is a function of its input: it reads no clock, "
+                      "randomness or object address, and gives the same outcome when called again (always checked; "
+                      "exit code 4)"))
     click.echo("topologies:")
     click.echo(_entry("linear:N", "sender h1 - s1 - ... - sN - replier h2"))
     click.echo(_entry("star:N", "one switch s1 with hosts h1 ... hN"))

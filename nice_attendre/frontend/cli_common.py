@@ -268,7 +268,8 @@ def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: 
     ``write`` is one writer or several (the text on stdout, the JSON, the trace file), each
     tried even when one before it failed, so that a full stdout does not lose the JSON. A
     violation already found is never lost: the ``summary`` line (``FAILED: ...``) is printed
-    again when the report was cut short (on stderr if stdout failed) and the exit code is 1.
+    again when the report was cut short (on stderr if stdout failed) and the exit code is 1
+    (4 for a nondeterministic app).
     Otherwise:
 
     * Ctrl-C, SIGTERM while writing: the writers left are skipped; the signal's code (130);
@@ -280,8 +281,9 @@ def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: 
     """
     from nice_attendre.output import OutputWriteError, StreamError
 
-    violated = verdict == "violated"
+    violated = verdict in ("violated", "nondeterministic")
     code = for_verdict(verdict, signum)
+    found = code  # the code of a finding (1, or 4 for a nondeterministic app) survives a failed write
     debug = bool(ctx and ctx.obj and ctx.obj.get("debug"))
     failed: set[int] = set()
     cut_short = False  # the summary line must be said again
@@ -292,7 +294,7 @@ def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: 
             stopped_by = getattr(exc, "signum", None)
             click.echo(f"interrupted ({signal_name(stopped_by)}) while writing the report", err=True)
             say_summary(summary())
-            code = ExitCode.VIOLATION if violated else for_signal(stopped_by)
+            code = found if violated else for_signal(stopped_by)
             sys.exit(int(code))
         except BrokenPipeError:  # the reader went away (`| head`): the verdict's code stays
             silence_stdout()
@@ -313,7 +315,7 @@ def finish(verdict: str, signum: int | None, summary: Callable[[], str], write: 
     if cut_short:
         say_summary(summary())
     if violated:
-        code = ExitCode.VIOLATION
+        code = found
     else:
         for worst in (ExitCode.INTERNAL, ExitCode.OUTPUT, ExitCode.BROKEN_PIPE, ExitCode.INPUT):
             if worst in failed:

@@ -172,15 +172,22 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
 
     def summary() -> str:
         failed = ", ".join(dict.fromkeys(d.property for row in rows for d in row.result.discoveries))
+        if verdict == "nondeterministic":
+            return f"NONDETERMINISTIC: an app handler is not a function of its input (violated: {failed})"
         return f"FAILED: {failed}" if failed else f"{verdict.upper()}: no violation found"
 
     finish(verdict, signum, summary, (write_table, write_json), ctx)
 
 
 def _overall_verdict(rows: list[Any], planned: int) -> str:
-    """One verdict for a comparison: ``violated`` if any protocol violates a property, else
+    """One verdict for a comparison: ``nondeterministic`` if a protocol's search found the
+    app not deterministic, else ``violated`` if any protocol violates a property, else
     ``interrupted`` if a signal stopped it, else ``incomplete`` if a search was cut, else ``ok``."""
-    verdicts = [row.result.verdict for row in rows]
+    from nice_attendre.frontend.report import verdict_of
+
+    verdicts = [verdict_of(row.result) for row in rows]
+    if "nondeterministic" in verdicts:
+        return "nondeterministic"
     if "violated" in verdicts:
         return "violated"
     if "interrupted" in verdicts or any(row.interrupted for row in rows) or len(rows) < planned:

@@ -2,7 +2,8 @@
 
 Only the command line exits; the library returns results and raises typed errors. A
 violation found is never hidden behind another code: once a property is violated the exit
-code is 1, whatever stopped the search afterwards.
+code is 1, whatever stopped the search afterwards; 4 when the app was found not to be
+deterministic (what else the search found then depends on the run).
 """
 from __future__ import annotations
 
@@ -24,8 +25,10 @@ class ExitCode(enum.IntEnum):
     #: that would not stop (the run stopped hard) ended the search before it was complete,
     #: and no violation was found in the part explored.
     INCOMPLETE = 3
-    #: The app is not deterministic (a replayed trace differs from the search's), or
-    #: ``nice-attendre replay`` found that a saved trace no longer reproduces (it diverges).
+    #: The app is not deterministic (a handler read the clock, randomness or an object's
+    #: address, gave another outcome when called again with the same input, or a replayed
+    #: trace differs from the search's), or ``nice-attendre replay`` found that a saved
+    #: trace no longer reproduces (it diverges). Wins over a violation found too.
     NONDETERMINISTIC = 4
     #: A bug in nice-attendre itself (one line says so; ``--debug`` shows the traceback).
     INTERNAL = 70
@@ -55,7 +58,10 @@ def for_signal(signum: int | None) -> int:
 
 
 def for_verdict(verdict: str, signum: int | None = None) -> int:
-    """The exit code of a search's verdict (``ok``, ``violated``, ``incomplete``, ``interrupted``)."""
+    """The exit code of a search's verdict (``ok``, ``violated``, ``nondeterministic``,
+    ``incomplete``, ``interrupted``)."""
+    if verdict == "nondeterministic":
+        return ExitCode.NONDETERMINISTIC
     if verdict == "violated":
         return ExitCode.VIOLATION
     if verdict == "ok":

@@ -9,7 +9,11 @@ initial state. The outcome says either that the trace reproduces the violation, 
 where it leaves the recorded path:
 
 * ``reproduced``: every event was enabled where recorded, every state has the recorded
-  fingerprint, and the property is violated at the end (or at an earlier step);
+  fingerprint, and the property is violated at the end (or at an earlier step); for a
+  property of whole executions (``termination``, ``eventually``), the trace is a lasso whose
+  last state is the state its cycle starts from (``cycle_start``: the cycle can repeat for
+  ever), or, for ``eventually``, a trace that ends where nothing is enabled; and an
+  ``eventually`` property holds in none of its states;
 * ``diverged``: an event is not enabled where the trace takes it; or a state differs from
   the recorded one (its stable fingerprint; the app or the model changed: "step 7 leads to
   a different state"); or the whole trace replays and the property now holds.
@@ -29,7 +33,7 @@ from typing import Any
 
 from nice_attendre.frontend.replay_sources import Sources, UntrustedTraceError, trusted_build
 from nice_attendre.frontend.trace_input import TraceFileError, check_document, load_document
-from nice_attendre.property import Expectation
+from nice_attendre.property import EXECUTION_EXPECTATIONS, Expectation
 
 __all__ = ["ReplayOutcome", "Sources", "TraceFileError", "UntrustedTraceError", "check_document", "load_document",
            "replay_document"]
@@ -105,6 +109,8 @@ def _replay(data: dict[str, Any], trusted: dict[str, Any], watchdog: Any) -> Rep
     if _fingerprint(net, state) != recorded[0]:
         return ReplayOutcome("diverged", 0, "the app changed: the initial state (after the switches joined) "
                              "differs from the recorded one", lines)
+    execution = prop.expectation in EXECUTION_EXPECTATIONS
+    states = [state]
     if _violated(prop, net, state, None, None):
         return ReplayOutcome("reproduced", 0, f"trace reproduced: property {prop.name} violated in the "
                              "initial state", lines)
@@ -127,8 +133,36 @@ def _replay(data: dict[str, Any], trusted: dict[str, Any], watchdog: Any) -> Rep
             return ReplayOutcome("reproduced", number, f"trace reproduced: property {prop.name} violated at "
                                  f"step {number}", lines)
         state = new
+        states.append(state)
+    if execution:
+        return _execution(prop, net, states, data.get("cycle_start"), lines)
     return ReplayOutcome("diverged", len(events), f"the property {prop.name} now holds: all {len(events)} "
                          "events replay but the end state does not violate it", lines)
+
+
+def _execution(prop: Any, net: Any, states: list[Any], cycle_start: int | None, lines: list[str]) -> ReplayOutcome:
+    """The outcome of a replayed trace of a property of whole executions: ``states`` are the
+    replayed states (the initial one first), each with its recorded fingerprint."""
+    last = len(states) - 1
+    if prop.expectation is Expectation.EVENTUALLY:
+        for number, state in enumerate(states):
+            if prop.holds(state):
+                where = "the initial state" if number == 0 else f"step {number}"
+                return ReplayOutcome("diverged", number, f"the property {prop.name} now holds at {where}: the "
+                                     "replayed execution satisfies it", lines)
+    if cycle_start is None:
+        if prop.expectation is Expectation.EVENTUALLY and not net.enabled(states[-1]):
+            return ReplayOutcome("reproduced", last, f"trace reproduced: property {prop.name} violated: the "
+                                 f"execution ends at step {last} and {prop.name} never held", lines)
+        why = ("the execution no longer ends there: events are enabled after the last step"
+               if prop.expectation is Expectation.EVENTUALLY else "the trace has no cycle (no cycle_start)")
+        return ReplayOutcome("diverged", last, f"the property {prop.name} is not violated: {why}", lines)
+    if states[-1] != states[cycle_start]:
+        return ReplayOutcome("diverged", last, f"the cycle does not close: step {last} does not lead back to the "
+                             f"state after step {cycle_start}", lines)
+    where = "the initial state" if cycle_start == 0 else f"the state after step {cycle_start}"
+    return ReplayOutcome("reproduced", last, f"trace reproduced: property {prop.name} violated: step {last} leads "
+                         f"back to {where}, so steps {cycle_start + 1}-{last} can repeat for ever", lines)
 
 
 def _violated(prop: Any, net: Any, state: Any, before: Any, event: Any) -> bool:

@@ -110,13 +110,34 @@ def stop_text(result: Result) -> str:
     return f"{text}: {printable(result.stop_detail)}" if result.stop_detail else text
 
 
+#: The built-in property an app handler that is not a function of its input violates
+#: (models/determinism.py): its discovery makes the verdict ``nondeterministic``.
+NONDETERMINISM = "app-nondeterminism"
+
+
+def verdict_of(result: Result) -> str:
+    """The verdict a report gives ``result``: ``nondeterministic`` when an app handler was
+    found not to be a function of its input (the other verdicts of such an app depend on
+    luck; exit code 4, whatever else was found), else :attr:`Result.verdict`."""
+    if any(d.property == NONDETERMINISM for d in result.discoveries):
+        return "nondeterministic"
+    return result.verdict
+
+
 def verdict_line(result: Result) -> str:
-    """The last line of a report: ``OK``, ``FAILED: ...``, ``INCOMPLETE: ...`` or ``INTERRUPTED: ...``.
-    Only a complete search without violation says OK."""
-    verdict = result.verdict
+    """The last line of a report: ``OK``, ``FAILED: ...``, ``NONDETERMINISTIC: ...``,
+    ``INCOMPLETE: ...`` or ``INTERRUPTED: ...``. Only a complete search without violation
+    says OK."""
+    verdict = verdict_of(result)
+    if verdict == "nondeterministic":
+        others = [name for name in dict.fromkeys(d.property for d in result.discoveries) if name != NONDETERMINISM]
+        return (f"NONDETERMINISTIC: an app handler is not a function of its input ({NONDETERMINISM}), so what the "
+                "search finds depends on the run" + (f"; also violated: {', '.join(others)}" if others else ""))
     if verdict == "violated":
         return "FAILED: " + ", ".join(dict.fromkeys(d.property for d in result.discoveries))
     if verdict == "ok":
+        if result.unchecked:
+            return f"OK: no property violated (not checked: {', '.join(name for name, _why in result.unchecked)})"
         return "OK: no property violated"
     word = "INTERRUPTED" if verdict == "interrupted" else "INCOMPLETE"
     if result.coverage is not None:  # random walks: never a proof
@@ -174,6 +195,8 @@ def stats_lines(result: Result) -> list[str]:
         lines.append(_row("search", "complete"))
     else:
         lines.append(_row("search", "INCOMPLETE", stop_text(result)))
+    for name, why in result.unchecked:
+        lines.append(_row("not checked", name, why))
     for name, (low, high) in sorted(result.metrics.items()):
         lines.append(_row(name, f"{low:,} .. {high:,}", "min .. max per complete execution"))
     if result.collision_probability is not None:
@@ -197,24 +220,43 @@ def initial_lines(trace: Trace, narrate: Narrate | None) -> list[str]:
     return ["initial state:", *lines] if lines else []
 
 
+def cycle_marks(trace: Trace) -> tuple[str, str] | None:
+    """For a lasso (see :attr:`Trace.cycle_start`), the lines printed before its cycle's first
+    step and after its last one; None for a trace that ends."""
+    start = trace.cycle_start
+    if start is None:
+        return None
+    last = len(trace.steps)
+    steps = f"step {last}" if start + 1 == last else f"steps {start + 1}-{last}"
+    where = "the initial state" if start == 0 else f"the state after step {start}"
+    return (f"-- the cycle: {steps} lead back here and repeat for ever --",
+            f"-- back to {where}: the cycle repeats for ever --")
+
+
 def trace_lines(discovery: Discovery, narrate: Narrate | None) -> list[str]:
-    """The numbered events of a discovery's trace, each with what it did."""
+    """The numbered events of a discovery's trace, each with what it did; a lasso's cycle
+    between two marks (:func:`cycle_marks`)."""
     trace = discovery.trace
     if trace is None:
         return []
     lines = []
     state = trace.initial
     width = len(str(len(trace.steps)))
+    marks = cycle_marks(trace)
     start = initial_lines(trace, narrate)
     if start:
         lines.append(f"  {0:>{width}}. {start[0]}")
         lines.extend(f"  {'':>{width}}  {line}" for line in start[1:])
     for number, step in enumerate(trace.steps, start=1):
+        if marks is not None and number == trace.cycle_start + 1:  # type: ignore[operator]
+            lines.append(f"  {'':>{width}}  {marks[0]}")
         said = narrate(state, step.event) if narrate is not None else []
         said = said or [str(step.event)]
         lines.append(f"  {number:>{width}}. {said[0]}")
         lines.extend(f"  {'':>{width}}  {line}" for line in said[1:])
         state = step.state
+    if marks is not None:
+        lines.append(f"  {'':>{width}}  {marks[1]}")
     return lines
 
 
@@ -228,7 +270,8 @@ def discovery_lines(index: int, discovery: Discovery, narrate: Narrate | None) -
         shrunk = (f"; shrunk from {discovery.unshrunk_length}" if discovery.unshrunk_length is not None
                   and discovery.unshrunk_length != len(discovery.trace) else
                   "; found so, no shorter one by shrinking" if discovery.unshrunk_length is not None else "")
-        lines.append(f"  trace ({len(discovery.trace)} events{shrunk}):")
+        kind = "lasso: a path, then a cycle that repeats for ever; " if discovery.trace.is_lasso else ""
+        lines.append(f"  trace ({kind}{len(discovery.trace)} events{shrunk}):")
         lines.extend(trace_lines(discovery, narrate))
     return lines
 
@@ -290,8 +333,12 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
     """The report as a JSON-ready dict: the header fields, the counts, completeness, violations.
 
     ``violations`` lists every violation found, with its trace (all of them with
-    ``--keep-going``) and ``initial``, the lines of step 0 (what the app did when the
-    switches joined; empty when it did nothing); ``violations_by_property`` groups them: per property, in the order
+    ``--keep-going``), ``initial``, the lines of step 0 (what the app did when the
+    switches joined; empty when it did nothing), and ``cycle_start``: for a lasso (an
+    execution that never ends), the step after which its cycle starts (the last step leads
+    back to the state after it; 0: the initial state), else null. ``not_checked`` lists the
+    properties the search was given but could not check, each with why (see
+    :attr:`Result.unchecked`). ``violations_by_property`` groups them: per property, in the order
     first violated, ``count`` violations and ``shortest``, the index in ``violations`` of the
     shortest trace found (the one the text report shows). ``narration`` is present when the
     narration of the traces was interrupted (see :class:`CheckedNarrator`): the steps not
@@ -309,7 +356,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "complete": result.complete,
         "stop_reason": result.stop_reason,
         "stop_detail": result.stop_detail,
-        "verdict": result.verdict,
+        "verdict": verdict_of(result),
         "signal": signal_name(result.signal) if result.stop_reason == "interrupted" else None,
         "ok": result.ok,
         "metrics": {name: {"min": low, "max": high} for name, (low, high) in sorted(result.metrics.items())},
@@ -322,9 +369,11 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "violations": [
             {"property": d.property, "expectation": d.expectation.value, "reason": d.reason,
              "initial": initial_lines(d.trace, narrate)[1:] if d.trace is not None else [],
-             "trace": trace_json(d, narrate), "unshrunk_length": d.unshrunk_length}
+             "trace": trace_json(d, narrate), "unshrunk_length": d.unshrunk_length,
+             "cycle_start": d.trace.cycle_start if d.trace is not None else None}
             for d in result.discoveries
         ],
+        "not_checked": [{"property": name, "why": why} for name, why in result.unchecked],
         "violations_by_property": [
             {"property": shown.property, "count": count,
              "shortest": next(i for i, d in enumerate(result.discoveries) if d is shown)}

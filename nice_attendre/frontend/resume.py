@@ -92,7 +92,7 @@ def _network_classes() -> tuple[type, ...]:
     from nice_attendre.models.chunked import ChunkedState
     from nice_attendre.models.flowtable import Entry
     from nice_attendre.models.hosts import HostState
-    from nice_attendre.models.protocols import attendre, batch, buffer, openflow, openflow_b, pif
+    from nice_attendre.models.protocols import attendre, batch, buffer, openflow, openflow_b, pif, ties
 
     return (
         # events (in stack frames and traces)
@@ -100,6 +100,7 @@ def _network_classes() -> tuple[type, ...]:
         events.SwitchProcessCommand, events.ControllerHandle, events.ControllerStats, events.SwitchEntryExpires,
         faults.LinkFault, faults.LinkChange, faults.ControlLoss, faults.SwitchRestart,
         pif.MeterDropsPacket, pif.PendingEntryExpires, batch.BatchTimerFires, buffer.FlowBufferTimeout,
+        ties.SwitchChoosesEntry,
         # what states hold (the interned components)
         ChunkedState, HostState, Entry, faults.FaultState,
         packet.Header, packet.AttendreCommand, packet.Packet, packet.Match, packet.Output, packet.Flood,

@@ -23,14 +23,20 @@ that an older reader would misread gets a new version number. Its fields:
   of the state after each event (``len(events) + 1`` items), so a replay can tell where the
   app now behaves differently;
 * ``initial_narration``: lines saying how the initial state was built (switches joining);
-* ``narration``: per event, the lines saying what it did (the first one is its summary).
+* ``narration``: per event, the lines saying what it did (the first one is its summary);
+* ``cycle_start`` (only in a lasso: an execution that never ends, violating ``termination``
+  or an ``eventually`` property): the index, among the states (0 the initial state), of the
+  state the last event leads back to; the events after it are the cycle. ``replay``
+  reproduces a lasso when every event replays and the last state is that state again (the
+  cycle closes, so it can repeat for ever; for an ``eventually`` property, also when the
+  property holds in none of the states). A trace without it simply ends.
 
 The Mermaid output is a ``sequenceDiagram`` with one participant per host and switch and
 one for the controller, and exactly one arrow per event (a packet sent or processed goes
 between host and switch lanes, a packet-in or other message from a switch to the
 controller, a command from the controller to a switch; an event local to one node, such as
 an entry expiring, is an arrow from the node to itself). The app's state changes and the
-commands it sent are notes over the controller.
+commands it sent are notes over the controller. A lasso's cycle is a ``loop`` block.
 """
 from __future__ import annotations
 
@@ -104,6 +110,7 @@ def trace_document(discovery: Discovery, net: Any, build: Mapping[str, Any],
         "fingerprints": [f"{net.fingerprint(state):016x}" for state in trace.states()],
         "initial_narration": initial,
         "narration": steps,
+        **({"cycle_start": trace.cycle_start} if trace.cycle_start is not None else {}),
     }
 
 
@@ -134,8 +141,14 @@ def event_lanes(event: Any, net: Any, state: Any = None) -> tuple[str, str]:
     from nice_attendre.models.events import (ControllerHandle, ControllerStats, HostAnswer, HostMove,
                                              HostReceive, HostSend, SwitchProcessCommand, SwitchProcessPacket)
 
+    from nice_attendre.models.protocols.ties import SwitchChoosesEntry, ordinary
+
     topology = net.topology
     kind = type(event)
+    if kind is SwitchChoosesEntry:  # drawn as the ordinary event it makes another choice in
+        base = ordinary(event.base, event.dpid, event.args)
+        if base is not None:
+            return event_lanes(base, net, state)
     if kind in (HostSend, HostAnswer):
         return event.host, _host_switch(net, state, event.host)
     if kind is HostMove:
@@ -182,11 +195,15 @@ def mermaid_lines(discovery: Discovery, net: Any, narrate: Narrate | None) -> li
         lines.append(f"    Note over {CONTROLLER}: {_label('at join: ' + note)}")
     states = list(trace.states())
     for number, (event, said) in enumerate(zip(trace.events, steps), start=1):
+        if trace.cycle_start is not None and number == trace.cycle_start + 1:  # a lasso's cycle
+            lines.append(f"    loop {_label('repeats for ever')}")
         source, target = event_lanes(event, net, states[number - 1])
         lines.append(f"    {source}->>{target}: {number}. {_label(said[0])}")
         for line in said[1:]:
             if _is_note(line):
                 lines.append(f"    Note over {CONTROLLER}: {_label(line)}")
+    if trace.cycle_start is not None:
+        lines.append("    end")
     lines.append(f"    Note over {CONTROLLER}: {_label(f'VIOLATION {discovery.property}: {discovery.reason}')}")
     return lines
 

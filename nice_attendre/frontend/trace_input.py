@@ -165,6 +165,11 @@ def check_document(data: Any, where: str = "trace") -> dict[str, Any]:
     if len(fingerprints) != len(data["events"]) + 1:
         raise TraceFileError(f"{where}: {len(fingerprints)} fingerprints for {len(data['events'])} events "
                              "(expected one more than the events)")
+    start = data.get("cycle_start")
+    if start is not None and (not _whole(start) or not 0 <= start < len(data["events"])):
+        shown = repr(start) if _whole(start) else _name(start)
+        raise TraceFileError(f"{where}: cycle_start must be the index of a state before the last one (0 to "
+                             f"{len(data['events']) - 1}), not {shown}")
     if data.get("narration") is not None:
         narration = data["narration"]
         if not isinstance(narration, list) or not all(_texts(lines) for lines in narration):

@@ -28,7 +28,7 @@ def test_fingerprint_mode_prints_the_collision_probability_and_writes_it_to_json
     out = tmp_path / "r.json"
     result = run("verify", *PINNED, "--fingerprint", "--json", str(out))
     assert result.exit_code == 0, result.output
-    assert counts(result.output) == {"transitions": "13,639", "unique states": "5,142", "revisits": "8,498"}
+    assert counts(result.output) == {"transitions": "13,107", "unique states": "4,934", "revisits": "8,174"}
     assert "probability that a fingerprint collision hid a state" in result.output
     data = json.loads(out.read_text())
     assert 0 < data["collision_probability"] < 1e-9
@@ -117,7 +117,7 @@ def test_limits_stop_workers_and_the_report_gives_what_they_explored(tmp_path: P
         assert f"  search           INCOMPLETE  (stopped by {limit[0]})" in result.output.splitlines()
         data = json.loads(out.read_text())
         assert (data["verdict"], data["stop_reason"]) == ("incomplete", limit[0][2:])
-        assert 0 < int(counts(result.output)["transitions"].replace(",", "")) < 2_390_328
+        assert 0 < int(counts(result.output)["transitions"].replace(",", "")) < 2_366_988  # the complete search
 
 
 def test_max_memory_is_refused_with_ray() -> None:

@@ -120,3 +120,16 @@ def test_mermaid_follows_a_moved_host(tmp_path: Path) -> None:
     assert moved.startswith("    h2->>s2: ")
     from_new_port = next(line for line in lines if "->>" in line and "from port 3" in line)
     assert from_new_port.startswith("    h2->>s2: ")  # the spare port, where h2 now is
+
+
+def test_mermaid_draws_a_tie_choice_as_the_step_it_chooses_in(tmp_path: Path) -> None:
+    # A packet step that takes another of the tied entries of equal priority (issue 29) was
+    # drawn as an arrow from the switch to itself; it is the packet coming over its link.
+    from tests_data_apps import path
+
+    args = ["verify", path("equal_priority.py", "MirrorEth"), "-p", "delivery", "--shortest"]
+    out, _ = write(tmp_path, "mermaid", args)
+    text = out.read_text()
+    choices = [line for line in text.splitlines() if "->>" in line and "leaves the choice to the switch" in line]
+    assert choices, text
+    assert all(not re.match(r"^    (\S+)->>\1: ", line) for line in choices), choices

@@ -21,7 +21,7 @@ TOPOLOGIES = DATA / "topologies"
 
 PINNED = ["verify", "route-flow", "--topology", "linear:3", "--packets", "2", "--protocol", "openflow"]
 #: (transitions, unique states, revisits, max depth) of PINNED.
-PINNED_COUNTS = (13639, 5142, 8498, 40)
+PINNED_COUNTS = (13107, 4934, 8174, 40)
 BUGGY = ["verify", "route-flow", "--topology", "linear:2", "--bug", "forget-last-hop"]
 
 
@@ -74,12 +74,13 @@ def test_pinned_run_prints_its_counts(pinned: tuple[Result, dict]) -> None:
         "  channels       fifo: switches run commands in arrival order; single-threaded controller",
         "  topology       linear:3 (3 switches, hosts h1, h2)",
         "  traffic        h1 sends 2 packets to h2; h2 answers each",
-        "  properties     no-forwarding-loops, no-black-holes, no-forgotten-packets, direct-paths, delivery, app-exception",
+        "  properties     no-forwarding-loops, no-black-holes, no-forgotten-packets, delivery, termination, "
+        "app-exception, app-nondeterminism",
     ]
     rows = stat_rows(result.stdout)
-    assert rows["transitions"] == "  transitions          13,639"
-    assert rows["unique states"] == "  unique states         5,142"
-    assert rows["revisits"] == "  revisits              8,498"
+    assert rows["transitions"] == "  transitions          13,107"
+    assert rows["unique states"] == "  unique states         4,934"
+    assert rows["revisits"] == "  revisits              8,174"
     assert rows["max depth"] == "  max depth                40"
     assert rows["search"] == "  search             complete"
     assert rows["time"].endswith(" transitions/s)")
@@ -108,7 +109,7 @@ def test_pinned_run_json(pinned: tuple[Result, dict]) -> None:
     assert data["topology"] == "linear:3"
     assert data["packets"] == 2
     assert data["properties"] == ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets",
-                                  "direct-paths", "delivery", "app-exception"]
+                                  "delivery", "termination", "app-exception", "app-nondeterminism"]
     assert data["elapsed_seconds"] > 0
     assert data["transitions_per_second"] > 0
 
@@ -126,7 +127,7 @@ def test_same_counts_under_three_hash_seeds(tmp_path: Path) -> None:
     for seed, (proc, out) in procs.items():
         stdout, stderr = proc.communicate(timeout=120)
         assert proc.returncode == 0, stderr
-        assert "  transitions          13,639" in stdout.splitlines()
+        assert "  transitions          13,107" in stdout.splitlines()
         counts[seed] = counts_of(json.loads(out.read_text()))
     assert counts == {"0": PINNED_COUNTS, "1": PINNED_COUNTS, "12345": PINNED_COUNTS}
 
@@ -134,7 +135,7 @@ def test_same_counts_under_three_hash_seeds(tmp_path: Path) -> None:
 def test_console_script_runs_from_any_folder(tmp_path: Path) -> None:
     proc = run_script(*PINNED, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "  unique states         5,142" in proc.stdout.splitlines()
+    assert "  unique states         4,934" in proc.stdout.splitlines()
     assert proc.stdout.rstrip().endswith("OK: no property violated")
     assert proc.stderr == ""
 
@@ -491,9 +492,10 @@ def test_list_names_apps_protocols_properties_and_topologies() -> None:
     assert "route-flow" in names("apps:")
     assert "  route-flow               Shortest-path routing: one path install per packet-in." in lines
     assert names("protocols:") == ["openflow", "openflow-b", "attendre", "pif", "buffer", "batch"]
-    assert names("properties:") == [*registry.property_names(), "app-exception"]
+    assert names("properties:") == [*registry.property_names(), "app-exception", "app-nondeterminism"]
     for name in ("no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "direct-paths",
-                 "strict-direct-paths", "one-packet-in-per-flow", "no-reordering", "app-exception"):
+                 "strict-direct-paths", "one-packet-in-per-flow", "no-reordering", "app-exception",
+                 "app-nondeterminism"):
         assert name in names("properties:")
     properties = entries("properties:")
     assert [name for name, text in properties.items() if text.endswith(" (default)")] == list(registry.DEFAULT_PROPERTIES)

@@ -50,10 +50,10 @@ def test_commands_of_one_call_keep_their_order() -> None:
 
 
 THREADED = {  # (protocol, switches, packets) -> counts with a threaded controller (per-switch)
-    ("openflow", 1, 2): (100, 62, 39, 18),
+    ("openflow", 1, 2): (80, 50, 31, 18),
     ("openflow", 2, 1): (68, 41, 28, 16),
-    ("openflow", 2, 2): (2693, 1011, 1683, 30),
-    ("openflow-b", 2, 2): (335, 191, 145, 34),
+    ("openflow", 2, 2): (2396, 897, 1500, 30),
+    ("openflow-b", 2, 2): (281, 161, 121, 34),
 }
 
 

@@ -28,6 +28,7 @@ SCENARIOS: list[dict[str, Any]] = [
     {"app": "mac-learning", "topology": "linear:2", "packets": 1},
     {"app": "energy-te", "packets": 1},
     {"app": f"{APPS / 'timeout_routing.py'}:TimeoutRouting", "topology": "linear:2", "packets": 1},
+    {"app": f"{APPS / 'equal_priority.py'}:MirrorEth", "packets": 2},  # equal-priority ties
     {"app": "route-flow", "topology": "linear:2", "packets": 2, "protocol": "buffer:granularity=flow,timeout=event"},
     {"app": "route-flow", "topology": "linear:2", "packets": 2, "protocol": "batch:threshold=2,timer=event"},
     {"app": "mac-learning", "topology": "linear:2", "packets": 2, "protocol": "pif:action=drop"},

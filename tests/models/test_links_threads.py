@@ -256,10 +256,10 @@ def test_a_lost_command_under_per_switch_threads_is_a_command() -> None:
 #: (protocol, switches, packets) -> counts with threaded_controller="any": what True gave
 #: before per-switch threads (tests/models/test_controller_threads.py pins per-switch).
 ANY = {
-    ("openflow", 1, 2): (192, 119, 74, 18),
+    ("openflow", 1, 2): (170, 105, 66, 18),
     ("openflow", 2, 1): (68, 41, 28, 16),
-    ("openflow", 2, 2): (5052, 1764, 3289, 30),
-    ("openflow-b", 2, 2): (715, 397, 319, 34),
+    ("openflow", 2, 2): (4740, 1644, 3097, 30),
+    ("openflow-b", 2, 2): (658, 364, 295, 34),
 }
 
 

@@ -152,11 +152,13 @@ def test_a_variant_cannot_take_over_an_event_of_the_network() -> None:
 
 
 @pytest.mark.parametrize("name", ["openflow", "openflow-b", "attendre"])
-def test_the_papers_variants_have_no_parameters_and_only_the_statistics_event(name: str) -> None:
+def test_the_papers_variants_have_no_parameters_and_only_the_statistics_and_tie_events(name: str) -> None:
+    from nice_attendre.models.protocols.ties import SwitchChoosesEntry
+
     net = Network(Scenario.ping(load_topology("linear:1"), 1), RouteFlow(), name)
     assert net.protocol.settings == {} and net.protocol.settings_json() == {}
     assert net.protocol.label() == name
-    assert set(net.protocol.event_handlers()) == {ControllerStats}
+    assert set(net.protocol.event_handlers()) == {ControllerStats, SwitchChoosesEntry}
 
 
 def test_every_registered_variant_declares_its_events_as_frozen_ranked_dataclasses() -> None:

@@ -54,14 +54,14 @@ def test_a_single_property_object_works() -> None:
 
 def test_a_single_name_is_one_name_not_letters() -> None:
     run = build("route-flow", properties="no-black-holes")
-    assert [p.name for p in run.properties] == ["no-black-holes", "app-exception"]
+    assert [p.name for p in run.properties] == ["no-black-holes", "app-exception", "app-nondeterminism"]
     assert verify("route-flow", properties="no-black-holes").ok
 
 
 def test_names_and_objects_mixed() -> None:
     run = build(firewall(), properties=["no-black-holes", ONLY_WEB, "no-forgotten-packets"])
     assert [p.name for p in run.properties] == ["no-black-holes", "only-web", "no-forgotten-packets",
-                                                "app-exception"]
+                                                "app-exception", "app-nondeterminism"]
     assert "no-black-holes" in run.network.options.monitors
 
 
@@ -98,12 +98,12 @@ def test_property_from_a_file_on_the_command_line() -> None:
     spec = path("firewall.py", "Firewall")
     ok = cli("verify", spec, "-t", "linear:2", "-p", f"{POLICIES}:ONLY_WEB", "-p", "no-black-holes")
     assert ok.exit_code == 0, ok.output
-    assert "  properties     only-web, no-black-holes, app-exception" in ok.stdout.splitlines()
+    assert "  properties     only-web, no-black-holes, app-exception, app-nondeterminism" in ok.stdout.splitlines()
 
 
 def test_a_file_may_export_a_list_of_properties() -> None:
     run = build("route-flow", properties=[f"{POLICIES}:BOTH"])
-    assert [p.name for p in run.properties] == ["only-web", "nothing-left", "app-exception"]
+    assert [p.name for p in run.properties] == ["only-web", "nothing-left", "app-exception", "app-nondeterminism"]
 
 
 @pytest.mark.parametrize("spec,message", [
@@ -172,7 +172,8 @@ class RoutingWithPolicy(App[None]):
 
 def test_an_app_ships_its_properties_by_name() -> None:
     run = build(RoutingWithPolicy(), topology="linear:2")
-    assert [p.name for p in run.properties] == ["no-forgotten-packets", "h2-hears-from-h1", "app-exception"]
+    assert [p.name for p in run.properties] == ["no-forgotten-packets", "h2-hears-from-h1", "app-exception",
+                                                "app-nondeterminism"]
     assert verify(RoutingWithPolicy(), topology="linear:2").ok
     # And a user can name it on the command line too.
     assert [p.name for p in build(RoutingWithPolicy(), properties=["h2-hears-from-h1"]).properties][0] == \

@@ -193,10 +193,13 @@ def triangle_hosts() -> object:
 def test_app_exception_is_always_checked() -> None:
     net, _ = setup("no-reordering")
     names = [p.name for p in registry.build(net, ["no-reordering"])]
-    assert names == ["no-reordering", "app-exception"]
+    assert names == ["no-reordering", "app-exception", "app-nondeterminism"]
     (prop,) = [p for p in registry.build(net, []) if p.name == "app-exception"]
     assert prop.holds(net.encode({}))
     assert not prop.holds(net.encode({"alerts": (("app-exception", "X.on_packet_in raised KeyError"),)}))
+    (prop,) = [p for p in registry.build(net, []) if p.name == "app-nondeterminism"]
+    assert prop.holds(net.encode({"alerts": (("app-exception", "X.on_packet_in raised KeyError"),)}))
+    assert not prop.holds(net.encode({"alerts": (("app-nondeterminism", "X.on_packet_in read the clock"),)}))
 
 
 def test_unknown_property_names_the_known_ones() -> None:

@@ -237,8 +237,9 @@ def test_correct_apps_pass_under_any_command_order(protocol: str, app: str, opti
 def test_proactive_routing_keeps_direct_paths_only_under_fifo() -> None:
     """Its packet-outs can overtake the rules it sent at switch join when commands reorder."""
     app = f"{EXAMPLES / 'proactive.py'}:ProactiveRouting"
-    assert verify(app, topology="linear:3", packets=2).ok
-    unordered = verify(app, topology="linear:3", packets=2, command_order="any")
+    checked = ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "direct-paths", "delivery"]
+    assert verify(app, topology="linear:3", packets=2, properties=checked).ok
+    unordered = verify(app, topology="linear:3", packets=2, command_order="any", properties=checked)
     assert [d.property for d in unordered.discoveries] == ["direct-paths"]
 
 
