@@ -6,7 +6,11 @@ still *replays to a violation of the same property*: from the trace's initial st
 event is enabled where it is taken (``event in enabled(state)``; events are values, so an
 event means the same thing wherever it is enabled), and the property fails on the way (an
 ``always`` property in a state reached, a property of transitions on a step; the sequence
-is then cut there) or, for an ``at_quiescence`` one, in the quiescent state it ends in.
+is then cut there) or, for an ``at_quiescence`` one, in the quiescent state it ends in. For
+``termination`` the sequence must come back to a state it has been in (a lasso: it is cut
+there), for an ``eventually`` property likewise or end quiescent, with the property holding
+in none of its states; the shrunk lasso is then made fair and explained as the depth-first
+search does (:func:`nice_attendre.walk_cycles.cycle_discovery`).
 
 The search is ddmin over complements: remove one of ``n`` chunks, keep the first removal
 that still fails (granularity ``n - 1``), else split finer; it ends when no single event can
@@ -30,7 +34,11 @@ from nice_attendre.trace import Trace
 SHRINK_TRANSITIONS = 1_000_000
 
 #: The expectations whose violations can be shrunk (a ``sometimes`` property has no trace).
-SHRINKABLE = (Expectation.ALWAYS, Expectation.AT_QUIESCENCE, Expectation.TRANSITION)
+SHRINKABLE = (Expectation.ALWAYS, Expectation.AT_QUIESCENCE, Expectation.TRANSITION, Expectation.TERMINATION,
+              Expectation.EVENTUALLY)
+
+#: The expectations violated by an execution that ends, or one that never does (a lasso).
+ENDINGS = (Expectation.AT_QUIESCENCE, Expectation.EVENTUALLY)
 
 
 class _Spent(Exception):
@@ -72,18 +80,36 @@ class _Replay:
         self.transitions += 1
         return self.apply(state, event)
 
-    def fails(self, state: Any, events: Sequence[Any], start: int, shorter_than: int) -> list[Any] | None:
-        """Replay ``events[start:]`` from ``state`` (the state after ``events[:start]``, in
-        which the property held), skipping each event that is not enabled where it comes:
+    def fails(self, states: "_Prefixes", events: Sequence[Any], start: int, shorter_than: int) -> list[Any] | None:
+        """Replay ``events[start:]`` from ``states[start]`` (the state after ``events[:start]``,
+        in which the property held), skipping each event that is not enabled where it comes:
         the events taken up to the step where the property fails, if that is fewer than
-        ``shorter_than``; else None. For an ``at_quiescence`` property, a replay whose events
-        run out before quiescence goes on with the first enabled event, while it can still
-        end shorter: a dropped event's consequences then run their own course."""
+        ``shorter_than``; else None. For an ``at_quiescence`` or ``eventually`` property, a
+        replay whose events run out before quiescence goes on with the first enabled event,
+        while it can still end shorter: a dropped event's consequences then run their own
+        course. For ``termination`` and ``eventually``, a replay that comes back to one of
+        its states (those of the prefix too) fails there (an eventually-property must hold
+        in none of them)."""
         self.tried += 1
         prop = self.prop
         kind = prop.expectation
         enabled = self.enabled
+        state = states[start]
         taken = list(events[:start])
+        cycles = kind is Expectation.TERMINATION or kind is Expectation.EVENTUALLY
+        eventually = kind is Expectation.EVENTUALLY
+        seen = {states[index]: index for index in range(start + 1)} if cycles else {}
+
+        def closes(after: Any) -> bool | None:
+            """True: ``after`` closes a cycle; None: the candidate cannot fail (the
+            eventually-property holds); False: go on."""
+            if after in seen:
+                return True
+            if eventually and prop.holds(after):
+                return None
+            seen[after] = len(taken)
+            return False
+
         for index in range(start, len(events)):
             if len(taken) >= shorter_than - 1:  # one more event: no shorter
                 return None
@@ -97,11 +123,23 @@ class _Replay:
             state = after
             if kind is Expectation.ALWAYS and not prop.holds(state):
                 return taken
-        if kind is Expectation.AT_QUIESCENCE:
+            if cycles:
+                closed = closes(state)
+                if closed is None:
+                    return None
+                if closed:
+                    return taken
+        if kind in ENDINGS:
             now = enabled(state)
             while now and len(taken) < shorter_than - 1:
                 state = self.after(state, now[0])
                 taken.append(now[0])
+                if cycles:
+                    closed = closes(state)
+                    if closed is None:
+                        return None
+                    if closed:
+                        return taken
                 now = enabled(state)
             if not now and len(taken) < shorter_than and not prop.holds(state):
                 return taken
@@ -130,7 +168,7 @@ def _ddmin(replay: _Replay, initial: Any, items: list[Any]) -> list[Any]:
         size = math.ceil(len(items) / granularity)
         states = _Prefixes(replay, initial, items)
         for start in range(0, len(items), size):
-            failing = replay.fails(states[start], items[:start] + items[start + size:], start, len(items))
+            failing = replay.fails(states, items[:start] + items[start + size:], start, len(items))
             if failing is not None:
                 items = failing
                 granularity = max(granularity - 1, 2)
@@ -154,14 +192,14 @@ def _move_one(replay: _Replay, initial: Any, items: list[Any]) -> list[Any] | No
             if items[place] == event:
                 continue
             candidate = items[:place] + [event] + items[place:index] + items[index + 1:]
-            failing = replay.fails(states[place], candidate, place, len(items))
+            failing = replay.fails(states, candidate, place, len(items))
             if failing is not None:
                 return failing
         for place in range(index + 1, len(items)):
             if items[place] == event:
                 continue
             candidate = items[:index] + items[index + 1:place + 1] + [event] + items[place + 1:]
-            failing = replay.fails(states[index], candidate, index, len(items))
+            failing = replay.fails(states, candidate, index, len(items))
             if failing is not None:
                 return failing
     return None
@@ -196,26 +234,35 @@ def shrink_trace(system: Any, prop: Property, trace: Trace, *, budget: int = SHR
 
         signum = getattr(exc, "signum", None) or int(signal.SIGINT)
     shrunk = Trace.from_events(system, best, initial) if len(best) != before else trace
+    if prop.expectation in (Expectation.TERMINATION, Expectation.EVENTUALLY) and shrunk is not trace:
+        from nice_attendre.walk_cycles import closed
+
+        shrunk = closed(shrunk)  # a lasso again, if the shorter execution comes back to a state
     return Shrunk(shrunk, prop.why(shrunk.final), before, replay.tried, replay.transitions, minimal, signum)
 
 
 def shrink_discoveries(system: Any, properties: Iterable[Property], discoveries: Sequence[Discovery], *,
                        budget: int = SHRINK_TRANSITIONS) -> tuple[list[Discovery], int | None]:
     """Each discovery with a trace of a shrinkable property, shrunk (:func:`shrink_trace`),
-    with ``unshrunk_length`` set to its length before; the others unchanged. Returns the
+    with ``unshrunk_length`` set to its length before (a lasso, shrunk or not, then made fair
+    and explained: :func:`~nice_attendre.walk_cycles.cycle_discovery`); the others unchanged.
+    Returns the
     discoveries and the signal that interrupted the shrinking (None: it was not): the traces
     not shrunk yet are then kept as they are."""
-    by_name = {p.name: p for p in properties}
+    from nice_attendre.walk_cycles import cycle_discovery
+
+    props = tuple(properties)
+    by_name = {p.name: p for p in props}
     done: list[Discovery] = []
     signum: int | None = None
     for discovery in discoveries:
         prop = by_name.get(discovery.property)
         if (signum is not None or discovery.trace is None or prop is None or prop.expectation not in SHRINKABLE
                 or not len(discovery.trace)):
-            done.append(discovery)
+            done.append(cycle_discovery(system, props, discovery) if not discovery.reason else discovery)
             continue
         shrunk = shrink_trace(system, prop, discovery.trace, budget=budget)
         signum = shrunk.signal
-        done.append(replace(discovery, trace=shrunk.trace, reason=shrunk.reason,
-                            unshrunk_length=len(discovery.trace)))
+        done.append(cycle_discovery(system, props, replace(discovery, trace=shrunk.trace, reason=shrunk.reason,
+                                                           unshrunk_length=len(discovery.trace))))
     return done, signum

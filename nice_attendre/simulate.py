@@ -31,9 +31,14 @@ its worker; as a worker runs its walks in increasing order, the union over the c
 walks is the set of states they entered, the same for any number of workers (when a set
 fills up, the distinct count is a lower bound and the coverage says so).
 
-Cycles: a walk that enters a state it has been in ends there (``cycle``). A property about
-cycles (a lasso: the walk so far, and the step where the loop starts) can be given as
-``on_cycle`` (see :data:`CycleCheck`); without one the cycle is counted in the coverage.
+Cycles: a walk that enters a state it has been in (by fingerprint) ends there (``cycle``):
+its events are a lasso, an execution that can repeat for ever. It violates ``termination``
+and each ``eventually`` property that held in no state of the walk; a walk that ends
+quiescent violates each ``eventually`` property that held nowhere on it. Their traces are
+lassos made fair and explained as the depth-first search does
+(:func:`nice_attendre.walk_cycles.cycle_discovery`). Other claims about a cycle can be given
+as ``on_cycle`` (see :data:`CycleCheck`); a cycle no property is about is counted in the
+coverage.
 """
 from __future__ import annotations
 
@@ -48,7 +53,7 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 from nice_attendre.checker import Limits, Progress, ProgressCallback
 from nice_attendre.errors import InputError, NondeterminismError, StopRequest
 from nice_attendre.fingerprint import fingerprint_functions
-from nice_attendre.property import Expectation, Metric, Property
+from nice_attendre.property import EXECUTION_EXPECTATIONS, Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.trace import Step, Trace
 
@@ -60,7 +65,8 @@ QUIESCENT, CYCLE, DEPTH, VIOLATION, STOPPED = "quiescent", "cycle", "depth", "vi
 ENDS = (QUIESCENT, CYCLE, DEPTH, VIOLATION, STOPPED)
 
 #: The expectations a walk checks; properties of any other kind are listed as not checked.
-CHECKED = (Expectation.ALWAYS, Expectation.AT_QUIESCENCE, Expectation.TRANSITION, Expectation.SOMETIMES)
+CHECKED = (Expectation.ALWAYS, Expectation.AT_QUIESCENCE, Expectation.TRANSITION, Expectation.SOMETIMES,
+           Expectation.TERMINATION, Expectation.EVENTUALLY)
 
 #: ``on_cycle(initial, events, loop_start)`` -> violations: a walk from ``initial`` took
 #: ``events`` and its last state is the state after ``events[:loop_start]`` (``loop_start``
@@ -234,6 +240,8 @@ class Walker:
         self.at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
         self.on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
         self.sometimes = [p for p in props if p.expectation is Expectation.SOMETIMES]
+        self.cycles = tuple(p for p in props if p.expectation is Expectation.TERMINATION)
+        self.eventually = tuple(p for p in props if p.expectation is Expectation.EVENTUALLY)
         self.metrics = tuple(metrics)
         self.on_cycle = on_cycle
         self.known: set[int] = set()
@@ -306,6 +314,8 @@ class Walker:
         end = STOPPED
         loop_start: int | None = None
         saturated = False
+        # the eventually-properties that have held in no state of the walk yet
+        unheld = [p for p in self.eventually if not p.holds(state)]
         try:
             fp = self.fingerprint_of(state)
             on_walk = {fp: 0}
@@ -317,6 +327,7 @@ class Walker:
                     break
                 if not events:
                     end = QUIESCENT
+                    violations.extend((p.name, p.expectation.value, "") for p in unheld)  # the walk ends
                     break
                 if depth >= limit:
                     end = DEPTH
@@ -335,12 +346,15 @@ class Walker:
                         end = VIOLATION
                         break
                 seen = on_walk.get(after_fp)
-                if seen is not None:
+                if seen is not None:  # a lasso: events[seen:] can repeat for ever
                     end, loop_start = CYCLE, seen
+                    violations.extend((p.name, p.expectation.value, "") for p in (*self.cycles, *unheld))
                     if self.on_cycle is not None:
                         violations.extend(self.on_cycle(self.initials[initial], tuple(taken), seen))
                     break
                 on_walk[after_fp] = depth
+                if unheld:
+                    unheld = [p for p in unheld if not p.holds(after)]
                 state, fp = after, after_fp
                 events = enabled(state) if fp in known else self._visit(state, fp, new, violations, sometimes,
                                                                           metrics)
@@ -564,11 +578,12 @@ class Tally:
             violating_walk={name: result.index for name, (result, _v) in self.first.items()})
 
 
-def walk_trace(system: Any, initial: Any, events: Sequence[Any]) -> Trace:
-    """The trace of a walk that took ``events`` from ``initial``, its states built again here.
-    A walk that does not replay (an event not enabled where the walk took it: the walk ran in
-    another process, whose copy of the model behaved otherwise) is
-    :class:`~nice_attendre.errors.NondeterminismError`."""
+def walk_trace(system: Any, initial: Any, events: Sequence[Any], loop_start: int | None = None) -> Trace:
+    """The trace of a walk that took ``events`` from ``initial``, its states built again here;
+    with ``loop_start`` a lasso (``cycle_start``): the walk came back to the state after
+    ``events[:loop_start]``. A walk that does not replay (an event not enabled where the walk
+    took it, or a cycle that does not close: the walk ran in another process, whose copy of
+    the model behaved otherwise) is :class:`~nice_attendre.errors.NondeterminismError`."""
     state = initial
     steps = []
     for index, event in enumerate(events, start=1):
@@ -576,6 +591,13 @@ def walk_trace(system: Any, initial: Any, events: Sequence[Any]) -> Trace:
             raise NondeterminismError(index, event, [f"{event} is not enabled where the walk took it"])
         state = system.apply(state, event)
         steps.append(Step(event, state))
+    if loop_start is not None:
+        back = initial if loop_start == 0 else steps[loop_start - 1].state
+        if state != back:
+            raise NondeterminismError(len(steps), steps[-1].event,
+                                      [f"the walk came back to the state after step {loop_start} here, "
+                                       "and does not when it is replayed"])
+        return Trace(initial, tuple(steps), cycle_start=loop_start)
     return Trace(initial, tuple(steps))
 
 
@@ -805,13 +827,19 @@ def _simulate(system: Any, properties: tuple[Property, ...], options: WalkOption
     discoveries = []
     for result, (name, expectation, reason) in tally.reported():
         assert result.events is not None
-        trace = walk_trace(system, system.initial_states()[result.initial], result.events)
-        discoveries.append(Discovery(name, Expectation(expectation), trace, reason))
+        kind = Expectation(expectation)
+        trace = walk_trace(system, system.initial_states()[result.initial], result.events,
+                           result.loop_start if kind in EXECUTION_EXPECTATIONS else None)
+        discoveries.append(Discovery(name, kind, trace, reason))
     if shrink and discoveries:
         from nice_attendre.shrink import SHRINK_TRANSITIONS, shrink_discoveries
 
         discoveries, _cut = shrink_discoveries(system, properties, discoveries,
                                                budget=SHRINK_TRANSITIONS if shrink_budget is None else shrink_budget)
+    else:
+        from nice_attendre.walk_cycles import cycle_discovery
+
+        discoveries = [cycle_discovery(system, properties, d) for d in discoveries]
     coverage = tally.coverage(cluster.workers, engine)
     walks_done = tally.walks + tally.partial_walks
     stats = Stats(tally.transitions, len(tally.distinct), max(tally.transitions + walks_done - len(tally.distinct), 0),
