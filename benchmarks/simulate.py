@@ -5,7 +5,9 @@ violation does not end the run) in its own process, one after another; the scrip
 that every run counts the same walks, transitions and distinct states (a seeded simulation
 gives the same result on any number of workers or engine), and prints each run's walk
 throughput (transitions per second of walking, worker start-up excluded) and its speed-up
-over the one-process run. The machine's load is printed with each run; ``pair`` runs two
+over the one-process run, with the CPU time its processes used (on a loaded machine the
+wall-clock speed-up is capped by the cores left free; seq's CPU time against proc2's says
+what the workers' machinery costs). The machine's load is printed with each run; ``pair`` runs two
 one-process simulations at once, its "speed-up" being their combined throughput against one
 alone: the ceiling for two workers at that moment (2.00x on two free cores).
 
@@ -64,17 +66,26 @@ def run_one(scenario: str, name: str, walks: int, seed: int) -> dict[str, Any]:
     elif engine == "ray":
         rebuild = partial(model, app, properties=properties, **options)
         make = lambda stop_at: WalkActors(rebuild, workers, walk_options)  # noqa: E731
+    import resource
+
+    def cpu() -> float:
+        return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                     resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+    cpu_before = cpu()
     started = time.perf_counter()
     result = simulate(run.network, run.properties, options=walk_options, limits=Limits(), walks=walks,
                       keep_going=True, metrics=run.metrics, cluster=make, engine=engine, shrink=False)
     wall = time.perf_counter() - started
+    cpu_seconds = cpu() - cpu_before  # this process and its worker processes (not Ray's actors)
     coverage = result.coverage
     assert coverage is not None
     return {"scenario": scenario, "run": name, "workers": workers, "engine": engine, "walks": coverage.walks,
             "transitions": coverage.transitions, "distinct_states": coverage.distinct_states,
             "violating_walks": sum(coverage.violating_walks.values()), "wall_seconds": round(wall, 2),
             "walk_seconds": round(result.stats.elapsed, 2),
-            "rate": round(result.stats.transitions_per_second, 1)}
+            "rate": round(result.stats.transitions_per_second, 1),
+            "cpu_seconds": None if engine == "ray" else round(cpu_seconds, 2)}
 
 
 def _measure(scenario: str, name: str, walks: int, seed: int) -> dict[str, Any] | None:
@@ -93,8 +104,16 @@ def _measure(scenario: str, name: str, walks: int, seed: int) -> dict[str, Any] 
     parts = [json.loads(stdout) for stdout, _stderr, _code in outputs]
     row = dict(parts[0], copies=copies, rate=round(sum(p["rate"] for p in parts), 1),
                wall_seconds=max(p["wall_seconds"] for p in parts))
+    if all(p["cpu_seconds"] is not None for p in parts):
+        row["cpu_seconds"] = round(sum(p["cpu_seconds"] for p in parts), 2)
     row["load_before"], row["load_after"] = load_before, os.getloadavg()[0]
     return row
+
+
+def cpu_text(row: dict[str, Any]) -> str:
+    """A row's CPU seconds (its processes' user and system time, workers included; '-' for Ray,
+    whose actors are not this process's children)."""
+    return "-" if row.get("cpu_seconds") is None else f"{row['cpu_seconds']:.2f}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"scenario {args.scenario}: {SCENARIOS[args.scenario]}; {args.walks:,} walks, seed {args.seed}; "
           f"{os.cpu_count()} CPUs")
     print(f"{'run':<6} {'engine':<10} {'workers':>7} {'walks':>7} {'transitions':>12} {'states':>9} "
-          f"{'walk s':>7} {'wall s':>7} {'trans/s':>9} {'speed-up':>8}  load before/after")
+          f"{'walk s':>7} {'wall s':>7} {'cpu s':>7} {'trans/s':>9} {'speed-up':>8}  load before/after")
     rows: list[dict[str, Any]] = []
     for round_index in range(args.repeat):
         base = None
@@ -136,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             speedup = f"{row['speedup']:.2f}x" if row["speedup"] else "-"
             print(f"{name:<6} {row['engine']:<10} {row['workers'] * row['copies']:>7} {row['walks']:>7,} "
                   f"{row['transitions']:>12,} {row['distinct_states']:>9,} {row['walk_seconds']:>7.2f} "
-                  f"{row['wall_seconds']:>7.2f} {row['rate']:>9,.0f} {speedup:>8}  "
+                  f"{row['wall_seconds']:>7.2f} {cpu_text(row):>7} {row['rate']:>9,.0f} {speedup:>8}  "
                   f"{row['load_before']:.2f}/{row['load_after']:.2f}", flush=True)
     if args.repeat > 1:
         print(f"over {args.repeat} rounds (speed-up against the seq of the same round):")

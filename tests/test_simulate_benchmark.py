@@ -21,6 +21,7 @@ def test_runs_agree_and_get_speed_ups_against_seq(tmp_path: Path, capsys: pytest
     assert [row["workers"] * row["copies"] for row in rows] == [1, 1, 2, 2]
     for row in rows:
         assert row["speedup"] == round(row["rate"] / rows[0]["rate"], 2)
+        assert row["cpu_seconds"] > 0  # its processes' CPU time, the workers' (and pair's two) included
     assert "every run: the same walks" in capsys.readouterr().out
 
 
