@@ -65,7 +65,11 @@ class Shrunk:
 class _Replay:
     """Replays candidate event sequences against one property, within a budget."""
 
-    def __init__(self, system: Any, prop: Property, budget: int) -> None:
+    def __init__(self, system: Any, prop: Property, budget: int, initial: Any = None, judge: Any = None) -> None:
+        self.initial = initial
+        #: for a cycle property: a :class:`~nice_attendre.walk_cycles.Fairness` (a candidate's
+        #: cycle must be one a weakly fair scheduler repeats, when the property assumes one)
+        self.judge = judge
         self.apply = system.apply
         self.enabled = system.enabled
         self.prop = prop
@@ -103,8 +107,9 @@ class _Replay:
         def closes(after: Any) -> bool | None:
             """True: ``after`` closes a cycle; None: the candidate cannot fail (the
             eventually-property holds); False: go on."""
-            if after in seen:
-                return True
+            back = seen.get(after)
+            if back is not None:
+                return self.judge is None or self.judge.counts(prop, self.initial, taken, back) or None
             if eventually and prop.holds(after):
                 return None
             seen[after] = len(taken)
@@ -205,15 +210,22 @@ def _move_one(replay: _Replay, initial: Any, items: list[Any]) -> list[Any] | No
     return None
 
 
-def shrink_trace(system: Any, prop: Property, trace: Trace, *, budget: int = SHRINK_TRANSITIONS) -> Shrunk:
+def shrink_trace(system: Any, prop: Property, trace: Trace, *, budget: int = SHRINK_TRANSITIONS,
+                 properties: Iterable[Property] | None = None) -> Shrunk:
     """The shortest trace found from ``trace``'s events that still violates ``prop`` (see the
     module docstring): ddmin, then an event moved where that makes the trace shorter,
     and again, until neither shortens it. ``trace`` must violate ``prop`` (its events are
     kept when nothing shorter is found). A Ctrl-C (``KeyboardInterrupt``) ends the search
-    with the shortest violating trace found so far (``signal`` set)."""
+    with the shortest violating trace found so far (``signal`` set). ``properties`` (the run's)
+    say which steps a lasso may take when it is judged for weak fairness (default: ``prop``)."""
     if prop.expectation not in SHRINKABLE:
         raise ValueError(f"property {prop.name!r} ({prop.expectation.value}) has no trace to shrink")
-    replay = _Replay(system, prop, budget)
+    judge = None
+    if prop.expectation in (Expectation.TERMINATION, Expectation.EVENTUALLY):
+        from nice_attendre.walk_cycles import Fairness
+
+        judge = Fairness(system, properties if properties is not None else (prop,))
+    replay = _Replay(system, prop, budget, trace.initial, judge)
     initial = trace.initial
     best = list(trace.events)
     before = len(best)
@@ -261,7 +273,7 @@ def shrink_discoveries(system: Any, properties: Iterable[Property], discoveries:
                 or not len(discovery.trace)):
             done.append(cycle_discovery(system, props, discovery) if not discovery.reason else discovery)
             continue
-        shrunk = shrink_trace(system, prop, discovery.trace, budget=budget)
+        shrunk = shrink_trace(system, prop, discovery.trace, budget=budget, properties=props)
         signum = shrunk.signal
         done.append(cycle_discovery(system, props, replace(discovery, trace=shrunk.trace, reason=shrunk.reason,
                                                            unshrunk_length=len(discovery.trace))))

@@ -34,7 +34,10 @@ fills up, the distinct count is a lower bound and the coverage says so).
 Cycles: a walk that enters a state it has been in (by fingerprint) ends there (``cycle``):
 its events are a lasso, an execution that can repeat for ever. It violates ``termination``
 and each ``eventually`` property that held in no state of the walk; a walk that ends
-quiescent violates each ``eventually`` property that held nowhere on it. Their traces are
+quiescent violates each ``eventually`` property that held nowhere on it. A property that
+assumes weak fairness (the default) counts a cycle only if a weakly fair scheduler repeats a
+cycle through its entry (:class:`nice_attendre.walk_cycles.Fairness`, as the depth-first
+search judges it; else the walk just ends ``cycle``). Their traces are
 lassos made fair and explained as the depth-first search does
 (:func:`nice_attendre.walk_cycles.cycle_discovery`). Other claims about a cycle can be given
 as ``on_cycle`` (see :data:`CycleCheck`); a cycle no property is about is counted in the
@@ -244,6 +247,11 @@ class Walker:
         self.eventually = tuple(p for p in props if p.expectation is Expectation.EVENTUALLY)
         self.metrics = tuple(metrics)
         self.on_cycle = on_cycle
+        self.fairness: Any = None
+        if self.cycles or self.eventually:
+            from nice_attendre.walk_cycles import Fairness
+
+            self.fairness = Fairness(system, props)
         self.known: set[int] = set()
         self.distinct_limit = distinct_limit
         self.stop_at = stop_at if stop_at is not None else [math.inf]
@@ -348,7 +356,8 @@ class Walker:
                 seen = on_walk.get(after_fp)
                 if seen is not None:  # a lasso: events[seen:] can repeat for ever
                     end, loop_start = CYCLE, seen
-                    violations.extend((p.name, p.expectation.value, "") for p in (*self.cycles, *unheld))
+                    violations.extend((p.name, p.expectation.value, "") for p in (*self.cycles, *unheld)
+                                      if self.fairness.counts(p, self.initials[initial], taken, seen))
                     if self.on_cycle is not None:
                         violations.extend(self.on_cycle(self.initials[initial], tuple(taken), seen))
                     break

@@ -12,16 +12,25 @@ happens on it, if the cycle goes on) and explains it with
 :func:`~nice_attendre.lasso.eventually_reason`, which name the events the cycle never takes
 (the fairness note); :func:`cycle_discovery` does the same for walks and shrunk traces, so
 a simulation's lasso reads as the search's.
+
+Weak fairness (main's default for both properties): a cycle counts only if a weakly fair
+scheduler can repeat it (:func:`~nice_attendre.lasso.settled`, which asks
+:func:`~nice_attendre.fair_cycles.weakly_fair_cycle` about the cycle's entry state when the
+lasso still starves a process). :class:`Fairness` gives the walks and the shrinking the same
+judgement, remembering the strongly connected components found unfair (no cycle through them
+counts), so a walk whose cycle only an unfair scheduler repeats ends ``cycle``, no violation,
+the same in every worker.
 """
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
-from nice_attendre.lasso import eventually_reason, fair_lasso, termination_reason
+from nice_attendre.fair_cycles import Unfair, group_of
+from nice_attendre.lasso import eventually_reason, settled, termination_reason
 from nice_attendre.property import EXECUTION_EXPECTATIONS, Expectation, Property
 from nice_attendre.result import Discovery
-from nice_attendre.trace import Trace
+from nice_attendre.trace import Step, Trace
 
 
 def closed(trace: Trace) -> Trace:
@@ -36,30 +45,76 @@ def closed(trace: Trace) -> Trace:
     return trace
 
 
-def cycle_discovery(system: Any, properties: Iterable[Property], discovery: Discovery) -> Discovery:
+class Fairness:
+    """The judgement of lassos for the cycle properties among ``properties`` on ``system``, as
+    the depth-first search makes it (see the module docstring)."""
+
+    def __init__(self, system: Any, properties: Iterable[Property]) -> None:
+        props = tuple(properties)
+        self.system = system
+        self.by_name = {p.name: p for p in props}
+        self.always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
+        self.on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
+        self.group = group_of(system)
+        #: per property, the states of components with no weakly fair cycle
+        self.unfair: dict[str, set[Any]] = {}
+
+    def _fine(self, before: Any, event: Any, after: Any) -> bool:
+        return all(p.holds(after) for p in self.always) and all(p.holds(before, event, after) for p in self.on_step)
+
+    def acceptable(self, prop: Property) -> Any:
+        """The steps a lasso of ``prop`` may take (as the search's ``fine``)."""
+        if prop.expectation is Expectation.TERMINATION:
+            return self._fine
+        return lambda before, event, after: self._fine(before, event, after) and not prop.holds(after)
+
+    def settle(self, prop: Property, trace: Trace) -> tuple[Trace, str] | None:
+        """The lasso ``trace`` as reported for ``prop`` with its note, or None when no weakly
+        fair scheduler repeats any cycle through its entry and ``prop`` assumes one."""
+        start = trace.cycle_start
+        assert start is not None
+        entry = trace.steps[start - 1].state if start else trace.initial
+        cleared = self.unfair.setdefault(prop.name, set())
+        if entry in cleared:
+            return None
+        found = settled(trace, self.system.enabled, self.system.apply, self.acceptable(prop), self.group,
+                        prop.fairness == "weak")
+        if isinstance(found, Unfair):
+            cleared.update(found.states)
+            return None
+        return found
+
+    def counts(self, prop: Property, initial: Any, events: Sequence[Any], loop_start: int) -> bool:
+        """Whether the walk that took ``events`` from ``initial`` and came back to the state
+        after ``events[:loop_start]`` violates ``prop`` (a cycle property)."""
+        if prop.fairness != "weak":
+            return True
+        state, steps = initial, []
+        for event in events:
+            state = self.system.apply(state, event)
+            steps.append(Step(event, state))
+        return self.settle(prop, Trace(initial, tuple(steps), cycle_start=loop_start)) is not None
+
+
+def cycle_discovery(system: Any, properties: Iterable[Property], discovery: Discovery,
+                    fairness: Fairness | None = None) -> Discovery:
     """``discovery`` (of a ``termination`` or ``eventually`` property) with its lasso made as
-    fair as it can be and its reason written as the depth-first search writes it; a
-    discovery of any other property unchanged. The steps a lasso may gain violate no
-    ``always`` property and no property of transitions among ``properties`` (for an
-    eventually-property, it does not hold after them either)."""
+    fair as it can be (:func:`~nice_attendre.lasso.settled`) and its reason written as the
+    depth-first search writes it; a discovery of any other property unchanged. The steps a
+    lasso may gain violate no ``always`` property and no property of transitions among
+    ``properties`` (for an eventually-property, it does not hold after them either)."""
     if discovery.expectation not in EXECUTION_EXPECTATIONS or discovery.trace is None:
         return discovery
-    props = tuple(properties)
-    always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
-    on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
-    enabled, apply = system.enabled, system.apply
-
-    def fine(before: Any, event: Any, after: Any) -> bool:
-        return all(p.holds(after) for p in always) and all(p.holds(before, event, after) for p in on_step)
-
-    trace = discovery.trace
+    judge = fairness if fairness is not None else Fairness(system, properties)
+    prop = judge.by_name[discovery.property]
+    trace, note = discovery.trace, ""
+    if trace.is_lasso:
+        found = judge.settle(prop, trace)
+        if found is not None:  # (None: the walk was judged fair; kept as found)
+            trace, note = found
+    enabled = system.enabled
     if discovery.expectation is Expectation.TERMINATION:
-        trace = fair_lasso(trace, enabled, apply, fine)
-        reason = termination_reason(trace, enabled)
+        reason = termination_reason(trace, enabled, judge.group, note)
     else:
-        prop = next(p for p in props if p.name == discovery.property)
-        if trace.is_lasso:
-            trace = fair_lasso(trace, enabled, apply,
-                               lambda before, event, after: fine(before, event, after) and not prop.holds(after))
-        reason = eventually_reason(prop.name, trace, enabled, prop.why(trace.final))
+        reason = eventually_reason(prop.name, trace, enabled, prop.why(trace.final), judge.group, note)
     return replace(discovery, trace=trace, reason=reason)

@@ -92,3 +92,20 @@ def test_shrink_takes_a_depth_first_lasso(tmp_path: Path) -> None:
     assert line.endswith("shrunk from 20):") and int(line.split("; ")[1].split()[0]) < 20, line
     replayed = invoke("replay", str(out), "--app", ROUTER)
     assert replayed.exit_code == 1 and "property termination violated" in replayed.output
+
+
+def test_a_batch_timer_that_never_fires_is_no_livelock_for_walks_either() -> None:
+    """MirrorBelow under batch resubmits a packet until the batch timer fires (main's
+    tests/properties/test_fairness_apps.py): the depth-first search's termination (weak
+    fairness) passes it, termination-any-scheduler fails it; walks judge their cycles alike."""
+    from nice_attendre import verify
+
+    mirror = path("equal_priority.py", "MirrorBelow")
+    fair = verify(mirror, packets=2, protocol="batch", properties=["termination"], simulate=True, seed=1, walks=300)
+    assert fair.discoveries == () and fair.verdict == "incomplete"
+    assert fair.coverage.ends.get("cycle", 0) > 0  # walks did go round the resubmission cycle
+    unfair = verify(mirror, packets=2, protocol="batch", properties=["termination-any-scheduler"], simulate=True,
+                    seed=1, walks=300)
+    found = unfair.discovery("termination-any-scheduler")
+    assert found is not None and found.trace.is_lasso
+    found.trace.replay(unfair.system)

@@ -153,3 +153,39 @@ def test_walks_report_a_cycle_only_where_the_search_finds_one(graph: Graph, seed
             assert found.trace.is_lasso
             found.trace.replay(graph)
             assert found.reason == termination_reason(found.trace, graph.enabled)
+
+
+@dataclass(frozen=True)
+class Exit:
+    """A ring 0 -> 1 -> 0 ("next") from which "exit" (enabled in both) leads to the quiescent
+    state 9: the ring repeats only while "exit" waits for ever, which no weakly fair scheduler
+    allows."""
+
+    def initial_states(self) -> tuple[int, ...]:
+        return (0,)
+
+    def enabled(self, state: int) -> tuple[str, ...]:
+        return () if state == 9 else ("next", "exit")
+
+    def apply(self, state: int, event: str) -> int:
+        return 9 if event == "exit" else 1 - state
+
+
+def test_a_cycle_only_an_unfair_scheduler_repeats_is_no_violation_of_weak_termination() -> None:
+    """As the depth-first search judges it (main's weak fairness): termination assumes a
+    weakly fair scheduler; termination with fairness 'none' counts every cycle."""
+    any_scheduler = Property.termination("termination-any-scheduler", fairness="none")
+    assert dfs(Exit(), [TERMINATION]).discoveries == ()
+    assert dfs(Exit(), [any_scheduler]).discoveries
+    fair = simulate(Exit(), [TERMINATION], options=WalkOptions(seed=1), walks=40)
+    assert fair.discoveries == () and fair.coverage.ends.get(CYCLE, 0) > 0  # walks went round the ring
+    unfair = simulate(Exit(), [any_scheduler], options=WalkOptions(seed=1), walks=40)
+    (found,) = unfair.discoveries
+    assert found.trace.is_lasso and "exit" not in found.trace.events
+    assert "no weak fairness" in found.reason
+    # shrinking keeps the judgement: a lasso of the ring is no violation of weak termination
+    lasso = Trace(0, Trace.from_events(Exit(), ["next", "next"], 0).steps, cycle_start=0)
+    assert shrink_trace(Exit(), any_scheduler, lasso).trace == lasso
+    (kept,), _signal = shrink_discoveries(Exit(), [TERMINATION], [
+        Discovery("termination", Expectation.TERMINATION, lasso, "")])
+    assert kept.trace == lasso
