@@ -14,11 +14,11 @@ happens on it, if the cycle goes on) and explains it with
 a simulation's lasso reads as the search's.
 
 Weak fairness (main's default for both properties): a cycle counts only if a weakly fair
-scheduler can repeat it (:func:`~nice_attendre.lasso.settled`, which asks
+scheduler can repeat it (as :func:`~nice_attendre.lasso.settled` decides, asking
 :func:`~nice_attendre.fair_cycles.weakly_fair_cycle` about the cycle's entry state when the
 lasso still starves a process). :class:`Fairness` gives the walks and the shrinking the same
-judgement, remembering the strongly connected components found unfair (no cycle through them
-counts), so a walk whose cycle only an unfair scheduler repeats ends ``cycle``, no violation,
+judgement, remembering the answers about entries (a component found unfair: no cycle through
+it counts), so a walk whose cycle only an unfair scheduler repeats ends ``cycle``, no violation,
 the same in every worker.
 """
 from __future__ import annotations
@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Iterable, Sequence
 
-from nice_attendre.fair_cycles import Unfair, group_of
-from nice_attendre.lasso import eventually_reason, settled, termination_reason
+from nice_attendre.fair_cycles import Undecided, Unfair, group_of, weakly_fair_cycle
+from nice_attendre.lasso import eventually_reason, fair_lasso, fairness, termination_reason
 from nice_attendre.property import EXECUTION_EXPECTATIONS, Expectation, Property
 from nice_attendre.result import Discovery
 from nice_attendre.trace import Step, Trace
@@ -56,8 +56,9 @@ class Fairness:
         self.always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
         self.on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
         self.group = group_of(system)
-        #: per property, the states of components with no weakly fair cycle
-        self.unfair: dict[str, set[Any]] = {}
+        #: per property, weakly_fair_cycle's answers: entry -> whether a fair cycle goes
+        #: through it (False also for every state of a component found unfair)
+        self.verdicts: dict[str, dict[Any, bool]] = {}
 
     def _fine(self, before: Any, event: Any, after: Any) -> bool:
         return all(p.holds(after) for p in self.always) and all(p.holds(before, event, after) for p in self.on_step)
@@ -68,21 +69,42 @@ class Fairness:
             return self._fine
         return lambda before, event, after: self._fine(before, event, after) and not prop.holds(after)
 
-    def settle(self, prop: Property, trace: Trace) -> tuple[Trace, str] | None:
-        """The lasso ``trace`` as reported for ``prop`` with its note, or None when no weakly
-        fair scheduler repeats any cycle through its entry and ``prop`` assumes one."""
+    def settle(self, prop: Property, trace: Trace, need_trace: bool = True) -> tuple[Trace, str] | None:
+        """The lasso ``trace`` as reported for ``prop`` with its note (what
+        :func:`~nice_attendre.lasso.settled` gives), or None when ``prop`` assumes weak
+        fairness and no weakly fair scheduler repeats a cycle through the entry of the lasso
+        made fair. What is remembered is exact: :func:`weakly_fair_cycle`'s answer for an entry
+        (a function of the entry alone; an unfair answer holds for its whole component), asked
+        only after :func:`fair_lasso`, so a walk's verdict does not depend on the walks its
+        worker ran before. Without ``need_trace`` a remembered fair entry is not explored
+        again (the trace returned is then the lasso made fair)."""
+        enabled, apply = self.system.enabled, self.system.apply
+        acceptable = self.acceptable(prop)
+        trace = fair_lasso(trace, enabled, apply, acceptable, group=self.group)
+        waiting, _sometimes = fairness(trace, enabled, self.group)
+        if not waiting or prop.fairness != "weak":
+            return trace, ""
         start = trace.cycle_start
         assert start is not None
         entry = trace.steps[start - 1].state if start else trace.initial
-        cleared = self.unfair.setdefault(prop.name, set())
-        if entry in cleared:
+        verdicts = self.verdicts.setdefault(prop.name, {})
+        known = verdicts.get(entry)
+        if known is False:
             return None
-        found = settled(trace, self.system.enabled, self.system.apply, self.acceptable(prop), self.group,
-                        prop.fairness == "weak")
+        if known is True and not need_trace:
+            return trace, ""
+        found = weakly_fair_cycle(entry, enabled, apply, self.group, acceptable)
         if isinstance(found, Unfair):
-            cleared.update(found.states)
+            for state in found.states:
+                verdicts[state] = False
+            verdicts[entry] = False
             return None
-        return found
+        verdicts[entry] = True
+        if isinstance(found, Undecided):
+            return trace, (f" Whether a weakly fair execution from here never ends was not decided (more than "
+                           f"{found.explored:,} states are reachable from the cycle's entry): reported, as it may "
+                           "be one.")
+        return Trace(trace.initial, (*trace.steps[:start], *found), cycle_start=start), ""
 
     def counts(self, prop: Property, initial: Any, events: Sequence[Any], loop_start: int) -> bool:
         """Whether the walk that took ``events`` from ``initial`` and came back to the state
@@ -93,7 +115,7 @@ class Fairness:
         for event in events:
             state = self.system.apply(state, event)
             steps.append(Step(event, state))
-        return self.settle(prop, Trace(initial, tuple(steps), cycle_start=loop_start)) is not None
+        return self.settle(prop, Trace(initial, tuple(steps), cycle_start=loop_start), need_trace=False) is not None
 
 
 def cycle_discovery(system: Any, properties: Iterable[Property], discovery: Discovery,

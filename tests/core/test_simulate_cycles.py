@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_core_dfs_graphs import Graph, graphs
-from test_simulate import Grid, Ring
+from test_simulate import Grid, Ring, Scrambled, outcome
 
 from nice_attendre import Expectation, Property, Trace, dfs
 from nice_attendre.lasso import termination_reason
@@ -189,3 +189,17 @@ def test_a_cycle_only_an_unfair_scheduler_repeats_is_no_violation_of_weak_termin
     (kept,), _signal = shrink_discoveries(Exit(), [TERMINATION], [
         Discovery("termination", Expectation.TERMINATION, lasso, "")])
     assert kept.trace == lasso
+
+
+@given(graphs(), st.integers(0, 2 ** 32), st.sampled_from([2, 3]))
+@settings(max_examples=60, deadline=None)
+def test_the_fairness_judgement_does_not_depend_on_the_workers(graph: Graph, seed: int, workers: int) -> None:
+    """Every worker remembers its own answers about cycles; the verdicts, counts and lassos
+    are those of one process (keep-going: every walk's verdict is counted)."""
+    props = [TERMINATION, Property.eventually("at-0", lambda s: s == 0)]
+    options = WalkOptions(seed=seed)
+    one = simulate(graph, props, options=options, walks=30, keep_going=True)
+    many = simulate(graph, props, options=options, walks=30, keep_going=True,
+                    cluster=lambda stop_at: Scrambled(lambda: Walker(graph, props, [], options, stop_at=stop_at),
+                                                      workers))
+    assert outcome(one) == outcome(many)
