@@ -78,7 +78,7 @@ def run_one(scenario: str, name: str, walks: int, seed: int) -> dict[str, Any]:
                       keep_going=True, metrics=run.metrics, cluster=make, engine=engine, shrink=False)
     wall = time.perf_counter() - started
     cpu_seconds = cpu() - cpu_before  # this process and its worker processes (not Ray's actors)
-    coverage = result.coverage
+    coverage = result.simulation
     assert coverage is not None
     return {"scenario": scenario, "run": name, "workers": workers, "engine": engine, "walks": coverage.walks,
             "transitions": coverage.transitions, "distinct_states": coverage.distinct_states,

@@ -106,7 +106,7 @@ class Result:
     partitioned search shared the states among its shards (:mod:`nice_attendre.partition`),
     and ``balance`` how evenly they shared the work (:class:`Balance`). ``sources`` are the
     user files the front end loaded for the run (:class:`nice_attendre.importing.Source`:
-    each one's path and the SHA-256 of the content checked). ``coverage`` is set for a
+    each one's path and the SHA-256 of the content checked). ``simulation`` is set for a
     simulation (random walks, :mod:`nice_attendre.simulate`): what its walks covered; a
     simulation is never complete.
     """
@@ -125,7 +125,7 @@ class Result:
     #: worker, its process id, and what happened to it)
     stop_detail: str | None = None
     sources: tuple[Source, ...] = ()
-    coverage: Coverage | None = None
+    simulation: Coverage | None = None
     #: properties the search was given but did not check, as (name, why) pairs: a partitioned
     #: search cannot see cycles, so it leaves out the default ``termination`` (and says so in
     #: every report); the verdict is about the properties checked

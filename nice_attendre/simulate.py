@@ -854,4 +854,4 @@ def _simulate(system: Any, properties: tuple[Property, ...], options: WalkOption
     stats = Stats(tally.transitions, len(tally.distinct), max(tally.transitions + walks_done - len(tally.distinct), 0),
                   tally.deepest, elapsed)
     return Result(stats, tuple(discoveries), False, stop_reason, dict(tally.metrics), signal=signum,
-                  stop_detail=stop_detail, coverage=coverage)
+                  stop_detail=stop_detail, simulation=coverage)

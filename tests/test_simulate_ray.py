@@ -27,7 +27,7 @@ def local_ray() -> Iterator[None]:
 
 
 def same(result) -> tuple:  # type: ignore[no-untyped-def]
-    coverage = result.coverage.as_json()
+    coverage = result.simulation.as_json()
     for key in ("workers", "engine"):
         coverage.pop(key)
     return (result.stats.counts(), result.stop_reason, coverage,
@@ -47,7 +47,7 @@ def test_ray_actors_give_the_counts_and_trace_of_one_process(options: dict) -> N
     alone = verify(app, simulate=True, **options)
     on_ray = verify(app, simulate=True, workers=2, engine="ray", **options)
     assert same(on_ray) == same(alone)
-    assert on_ray.coverage.engine == "ray" and on_ray.coverage.workers == 2
+    assert on_ray.simulation.engine == "ray" and on_ray.simulation.workers == 2
     assert not on_ray.ok
 
 

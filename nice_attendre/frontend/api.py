@@ -392,13 +392,13 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     each walk from the initial state to quiescence, a violation, a state it has been in, or
     ``walk_depth`` events; ``seed`` makes the run reproducible (the same seed, options and
     code give the same walks and result with any ``workers`` or ``engine``; default: a
-    random one, in ``result.coverage.seed``); ``bias`` is how walks choose among event
+    random one, in ``result.simulation.seed``); ``bias`` is how walks choose among event
     kinds: ``swarm`` (the default: each walk draws one of the others), ``uniform``,
     ``control-first`` (the controller's and switches' steps first, NICE's no-delay) or
     ``packets-first``. It stops after ``walks`` walks, at the first violation (unless
     ``keep_going``), at ``max_transitions`` (at the end of that walk), ``max_seconds`` or
     Ctrl-C; given none, after 1,000 walks. A simulation is never complete: without a
-    violation its verdict is ``incomplete``; ``result.coverage`` says what it covered.
+    violation its verdict is ``incomplete``; ``result.simulation`` says what it covered.
     ``workers``/``engine``/``address`` run the walks in processes or on Ray. It refuses
     ``shortest``, ``checkpoint``, ``resume``, ``fingerprint``, ``partition``, ``max_states``
     and ``max_depth``. ``shrink`` shrinks each violation's trace before it is returned

@@ -313,8 +313,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         partitioned = None if simulate else partitioned_search(workers, engine, result.partition)
         if partitioned is not None:
             header.append(("search", partitioned))
-        if result.coverage is not None:
-            header.append(("search", result.coverage.describe()))
+        if result.simulation is not None:
+            header.append(("search", result.simulation.describe()))
         if shortest:
             header.append(("search", "breadth-first (--shortest: traces are shortest paths; max depth: "
                                      "the longest shortest path)"))
@@ -341,7 +341,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "topology": net.topology.name, "packets": packets,
                                             "traffic": net.scenario.describe(),
                                             "properties": [p.name for p in run.properties],
-                                            **({"search": result.coverage.describe()} if result.coverage else {}),
+                                            **({"search": result.simulation.describe()} if result.simulation else {}),
                                             "sources": [source.as_json() for source in run.sources]}, narrate)
                 write_atomic(json_path, json.dumps(data, indent=2) + "\n", "--json")
 

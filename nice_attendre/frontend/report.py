@@ -140,8 +140,8 @@ def verdict_line(result: Result) -> str:
             return f"OK: no property violated (not checked: {', '.join(name for name, _why in result.unchecked)})"
         return "OK: no property violated"
     word = "INTERRUPTED" if verdict == "interrupted" else "INCOMPLETE"
-    if result.coverage is not None:  # random walks: never a proof
-        from nice_attendre.frontend.coverage_report import walks_phrase
+    if result.simulation is not None:  # random walks: never a proof
+        from nice_attendre.frontend.simulation_report import walks_phrase
 
         return f"{word}: no violation in {walks_phrase(result)} (not a proof; {stop_text(result)})"
     return f"{word}: no violation in the part explored, but the search was not complete ({stop_text(result)})"
@@ -178,9 +178,9 @@ def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]], *, left: i
 
 def stats_lines(result: Result) -> list[str]:
     """The counts as aligned lines: numbers, and the words complete/INCOMPLETE, end in one column
-    (a simulation's: its coverage, :func:`nice_attendre.frontend.coverage_report.coverage_lines`)."""
-    if result.coverage is not None:
-        from nice_attendre.frontend.coverage_report import coverage_lines
+    (a simulation's: its coverage, :func:`nice_attendre.frontend.simulation_report.coverage_lines`)."""
+    if result.simulation is not None:
+        from nice_attendre.frontend.simulation_report import coverage_lines
 
         return coverage_lines(result)
     stats = result.stats
@@ -380,7 +380,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
             for shown, count in violation_groups(result.discoveries)
         ],
         **({"narration": f"interrupted by {signal_name(cut)}"} if isinstance(cut, int) else {}),
-        **({"simulation": result.coverage.as_json()} if result.coverage is not None else {}),
+        **({"simulation": result.simulation.as_json()} if result.simulation is not None else {}),
     }
 
 

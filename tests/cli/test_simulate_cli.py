@@ -95,7 +95,7 @@ def test_a_correct_app_ends_incomplete_with_its_coverage(tmp_path: Path) -> None
 
 def test_no_limit_runs_a_thousand_walks() -> None:
     result = verify("route-flow", topology="linear:2", simulate=True, seed=0)
-    assert result.stop_reason == "walks" and result.coverage.walks == 1000 and not result.ok
+    assert result.stop_reason == "walks" and result.simulation.walks == 1000 and not result.ok
 
 
 def test_a_seed_gives_the_same_run_under_any_hash_seed_and_number_of_workers(tmp_path: Path) -> None:
@@ -123,8 +123,8 @@ def test_the_same_seed_in_the_library_twice_and_another_seed() -> None:
     assert first.verdict == again.verdict == other.verdict == "violated"
     assert first.stats.counts() == again.stats.counts()
     assert first.discoveries[0].trace.events == again.discoveries[0].trace.events  # (states: each network interns its own)
-    assert first.coverage.violating_walk != other.coverage.violating_walk
-    assert first.coverage.seed == 4 and other.coverage.seed == 8
+    assert first.simulation.violating_walk != other.simulation.violating_walk
+    assert first.simulation.seed == 4 and other.simulation.seed == 8
 
 
 @pytest.mark.parametrize("extra,why", [
@@ -149,14 +149,14 @@ def test_walk_options_need_simulate(extra: list[str]) -> None:
 
 def test_walk_depth_bounds_every_walk() -> None:
     result = verify("mac-learning", topology="linear:2", packets=2, simulate=True, seed=2, walks=30, walk_depth=8)
-    assert result.coverage.deepest <= 8 and result.coverage.ends.get("depth", 0) > 0
-    assert result.coverage.walk_depth == 8
+    assert result.simulation.deepest <= 8 and result.simulation.ends.get("depth", 0) > 0
+    assert result.simulation.walk_depth == 8
 
 
 def test_bias_uniform_and_control_first() -> None:
     for bias in ("uniform", "control-first", "packets-first"):
         result = verify("route-flow", topology="linear:2", simulate=True, seed=2, walks=20, bias=bias)
-        assert result.coverage.biases == {bias: 20}
+        assert result.simulation.biases == {bias: 20}
 
 
 def test_shrink_shortens_an_exhaustive_searchs_trace(tmp_path: Path) -> None:

@@ -103,7 +103,7 @@ def test_a_batch_timer_that_never_fires_is_no_livelock_for_walks_either() -> Non
     mirror = path("equal_priority.py", "MirrorBelow")
     fair = verify(mirror, packets=2, protocol="batch", properties=["termination"], simulate=True, seed=1, walks=300)
     assert fair.discoveries == () and fair.verdict == "incomplete"
-    assert fair.coverage.ends.get("cycle", 0) > 0  # walks did go round the resubmission cycle
+    assert fair.simulation.ends.get("cycle", 0) > 0  # walks did go round the resubmission cycle
     unfair = verify(mirror, packets=2, protocol="batch", properties=["termination-any-scheduler"], simulate=True,
                     seed=1, walks=300)
     found = unfair.discovery("termination-any-scheduler")

@@ -100,7 +100,7 @@ class Scrambled:
 
 def outcome(result):
     """What must not depend on the workers: counts, coverage and violations with traces."""
-    coverage = result.coverage.as_json()
+    coverage = result.simulation.as_json()
     coverage.pop("workers")
     return (result.stats.counts(), result.stop_reason, coverage,
             [(d.property, d.reason, d.trace.events if d.trace else None) for d in result.discoveries])
@@ -141,7 +141,7 @@ def test_a_simulation_is_never_ok_and_counts_its_coverage() -> None:
     result = simulate(Grid(), [Property.always("true", lambda s: True)], options=WalkOptions(seed=3), walks=40)
     assert not result.ok and not result.complete
     assert result.verdict == "incomplete" and result.stop_reason == "walks"
-    coverage = result.coverage
+    coverage = result.simulation
     assert coverage.walks == 40 and coverage.ends == {QUIESCENT: 40}
     assert result.stats.transitions == 40 * 6 == coverage.transitions
     assert coverage.deepest == result.stats.max_depth == 6
@@ -155,7 +155,7 @@ def test_first_violation_stops_the_run_and_its_trace_replays() -> None:
     (found,) = result.discoveries
     assert found.trace is not None and found.trace.events == ("x", "x") and found.reason == "at (2, 0)"
     assert found.trace.replay(Grid()) == (2, 0)
-    assert result.coverage.walks == result.coverage.violating_walk["not-2-0"] + 1
+    assert result.simulation.walks == result.simulation.violating_walk["not-2-0"] + 1
 
 
 def test_keep_going_reports_each_property_once_with_its_count() -> None:
@@ -163,15 +163,15 @@ def test_keep_going_reports_each_property_once_with_its_count() -> None:
     result = simulate(Grid(), [NOT_TWO_ZERO, other], options=WalkOptions(seed=3), walks=200, keep_going=True)
     assert result.stop_reason == "walks"
     assert sorted(d.property for d in result.discoveries) == ["not-0-2", "not-2-0"]
-    counts = result.coverage.violating_walks
+    counts = result.simulation.violating_walks
     assert counts["not-2-0"] > 1 and counts["not-0-2"] > 1
-    assert result.coverage.ends[VIOLATION] == counts["not-2-0"] + counts["not-0-2"]
+    assert result.simulation.ends[VIOLATION] == counts["not-2-0"] + counts["not-0-2"]
 
 
 def test_at_quiescence_and_transition_properties() -> None:
     at_end = Property.at_quiescence("never-ends", lambda s: False)
     result = simulate(Grid(), [at_end], options=WalkOptions(seed=1), walks=10, shrink=False)
-    assert result.discoveries[0].trace.final == (3, 3) and result.coverage.walks == 1
+    assert result.discoveries[0].trace.final == (3, 3) and result.simulation.walks == 1
     step = Property.on_transition("no-y-first", lambda before, event, after: not (before == (0, 0) and event == "y"))
     result = simulate(Grid(), [step], options=WalkOptions(seed=1), walks=100)
     assert result.discoveries[0].trace.events == ("y",)
@@ -182,7 +182,7 @@ def test_sometimes_properties_are_seen_or_not_never_violated() -> None:
     unseen = Property.sometimes("outside", lambda s: s == (9, 9))
     result = simulate(Grid(), [seen, unseen], options=WalkOptions(seed=2), walks=300)
     assert result.verdict == "incomplete" and not result.discoveries
-    assert result.coverage.sometimes_seen == ("corner",) and result.coverage.sometimes_unseen == ("outside",)
+    assert result.simulation.sometimes_seen == ("corner",) and result.simulation.sometimes_unseen == ("outside",)
 
 
 def test_a_repeated_state_ends_the_walk_and_reaches_the_cycle_hook() -> None:
@@ -199,7 +199,7 @@ def test_a_repeated_state_ends_the_walk_and_reaches_the_cycle_hook() -> None:
     assert second.end == CYCLE and second.violations == ()
     assert lassos[0] == (0, ("next",) * 4, 0)
     result = simulate(Ring(), [], options=WalkOptions(seed=0), walks=5)
-    assert result.coverage.ends == {CYCLE: 5}
+    assert result.simulation.ends == {CYCLE: 5}
 
 
 def test_depth_bounds_are_spread_per_walk() -> None:
@@ -220,7 +220,7 @@ def test_a_favoured_group_goes_first_and_a_weight_leans_towards_it() -> None:
     always_y = Property.always("y-first", lambda s: s[0] == 0 or s[1] == 3)
     result = simulate(Grid(), [always_y], options=WalkOptions(seed=0, biases=(favour("y"),), group_of=group),
                       walks=50)
-    assert not result.discoveries and result.coverage.biases == {"y-first": 50}
+    assert not result.discoveries and result.simulation.biases == {"y-first": 50}
     heavy = WalkOptions(seed=0, biases=(Bias("y-heavy", frozenset({"y"}), 50.0),), group_of=group)
     x_step_first = Property.always("x-first-step", lambda s: s != (1, 0))
     walker = Walker(Grid(), [x_step_first], [], heavy)
@@ -231,8 +231,8 @@ def test_a_favoured_group_goes_first_and_a_weight_leans_towards_it() -> None:
 def test_a_swarm_draws_each_walks_bias_from_its_stream() -> None:
     options = WalkOptions(seed=9, biases=(Bias("uniform"), favour("x"), favour("y")), group_of=group)
     result = simulate(Grid(), [], options=options, walks=90)
-    assert set(result.coverage.biases) == {"uniform", "x-first", "y-first"}
-    assert all(count > 10 for count in result.coverage.biases.values())
+    assert set(result.simulation.biases) == {"uniform", "x-first", "y-first"}
+    assert all(count > 10 for count in result.simulation.biases.values())
 
 
 def test_options_are_checked() -> None:
@@ -266,13 +266,13 @@ def test_the_result_does_not_depend_on_the_workers(workers: int, keep_going: boo
     one, many = run(1), run(workers)
     assert one.discoveries, "the test needs a violation"
     assert outcome(one) == outcome(many)
-    assert many.coverage.workers == workers
+    assert many.simulation.workers == workers
 
 
 def test_max_transitions_ends_with_the_walk_that_reached_it() -> None:
     result = simulate(Grid(), [], options=WalkOptions(seed=1), limits=Limits(max_transitions=20))
     assert result.stop_reason == "max-transitions"
-    assert result.stats.transitions == 24 and result.coverage.walks == 4  # 6 events a walk
+    assert result.stats.transitions == 24 and result.simulation.walks == 4  # 6 events a walk
 
 
 def test_tally_counts_a_prefix_of_walk_numbers() -> None:
@@ -321,7 +321,7 @@ def test_a_stop_counts_what_was_done_and_says_why() -> None:
     result = simulate(Grid(30), [], options=WalkOptions(seed=0), watchdog=Dog(),
                       cluster=lambda stop_at: Stopping(Walker(Grid(30), [], [], WalkOptions(seed=0), stop_at=stop_at)))
     assert result.stop_reason == "max-seconds" and result.verdict == "incomplete"
-    coverage = result.coverage
+    coverage = result.simulation
     assert coverage.walks >= 2 and coverage.partial_walks <= 1
     assert result.stats.transitions == coverage.transitions
 
@@ -362,4 +362,4 @@ class Exhausting(Grid):
 def test_exhausted_memory_ends_the_run_with_what_was_counted() -> None:
     result = simulate(Exhausting(), [], options=WalkOptions(seed=0), walks=100)
     assert result.stop_reason == "out-of-memory" and result.verdict == "incomplete"
-    assert result.coverage.walks == 4 and result.stats.transitions == 24  # the walks before the 30th apply
+    assert result.simulation.walks == 4 and result.stats.transitions == 24  # the walks before the 30th apply

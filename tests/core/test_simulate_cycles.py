@@ -65,8 +65,8 @@ def test_a_walk_back_to_its_own_state_violates_termination_with_a_lasso() -> Non
     trace.replay(Ring(4))  # every event enabled where taken, and the cycle closes
     assert found.reason == termination_reason(trace, Ring(4).enabled)
     assert found.reason.startswith("an execution that never ends: from the initial state, steps 1-4 lead back")
-    assert result.coverage.ends == {"violation": 1} and result.coverage.violating_walk == {"termination": 0}
-    assert "termination" in result.coverage.checked and "termination" not in result.coverage.not_checked
+    assert result.simulation.ends == {"violation": 1} and result.simulation.violating_walk == {"termination": 0}
+    assert "termination" in result.simulation.checked and "termination" not in result.simulation.not_checked
 
 
 def test_the_reported_lasso_is_made_fair_as_the_search_makes_it() -> None:
@@ -86,7 +86,7 @@ def test_the_reported_lasso_is_made_fair_as_the_search_makes_it() -> None:
 
 def test_a_cycle_without_termination_checked_is_only_counted() -> None:
     result = simulate(Ring(4), [], options=WalkOptions(seed=0), walks=5)
-    assert result.discoveries == () and result.coverage.ends == {CYCLE: 5}
+    assert result.discoveries == () and result.simulation.ends == {CYCLE: 5}
 
 
 def test_eventually_is_violated_by_a_walk_that_ends_or_cycles_where_it_never_held() -> None:
@@ -178,7 +178,7 @@ def test_a_cycle_only_an_unfair_scheduler_repeats_is_no_violation_of_weak_termin
     assert dfs(Exit(), [TERMINATION]).discoveries == ()
     assert dfs(Exit(), [any_scheduler]).discoveries
     fair = simulate(Exit(), [TERMINATION], options=WalkOptions(seed=1), walks=40)
-    assert fair.discoveries == () and fair.coverage.ends.get(CYCLE, 0) > 0  # walks went round the ring
+    assert fair.discoveries == () and fair.simulation.ends.get(CYCLE, 0) > 0  # walks went round the ring
     unfair = simulate(Exit(), [any_scheduler], options=WalkOptions(seed=1), walks=40)
     (found,) = unfair.discoveries
     assert found.trace.is_lasso and "exit" not in found.trace.events

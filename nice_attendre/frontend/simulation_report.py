@@ -15,14 +15,14 @@ ENDED = {"quiescent": "at quiescence", "cycle": "at a repeated state", "depth": 
 
 def walks_phrase(result: Result) -> str:
     """``1,000 walks`` (``+ 1 cut short``)."""
-    coverage: Any = result.coverage
+    coverage: Any = result.simulation
     partial = f" (+ {coverage.partial_walks:,} cut short)" if coverage.partial_walks else ""
     return f"{coverage.walks:,} walk{'' if coverage.walks == 1 else 's'}{partial}"
 
 
 def coverage_lines(result: Result) -> list[str]:
     """The counts block of a simulation's report."""
-    coverage: Any = result.coverage
+    coverage: Any = result.simulation
     stats = result.stats
     ends = ", ".join(f"{ENDED.get(end, end)} {count:,}" for end, count in coverage.ends.items())
     states_note = ("distinct, by fingerprint; the bounded set filled up: a lower bound" if coverage.saturated
