@@ -9,6 +9,7 @@ from nice_attendre.trace import Trace
 
 if TYPE_CHECKING:
     from nice_attendre.importing import Source
+    from nice_attendre.simulate import Coverage
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,13 +45,16 @@ class Discovery:
 
     ``trace`` leads from an initial state to the failing state (``None`` for a
     ``sometimes`` property that never held: there is no single state to show).
-    ``reason`` is the property's explanation of the failing state.
+    ``reason`` is the property's explanation of the failing state. ``unshrunk_length`` is
+    the length of the trace as found, when it was shrunk (:mod:`nice_attendre.shrink`);
+    None when it was not.
     """
 
     property: str
     expectation: Expectation
     trace: Trace | None
     reason: str = ""
+    unshrunk_length: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +94,8 @@ class Result:
     ``complete`` is False when a limit, Ctrl-C or the first violation cut the search short;
     ``stop_reason`` then names what stopped it (``violation``, ``max-transitions``,
     ``max-states``, ``max-depth``, ``max-seconds``, ``max-memory``, ``out-of-memory``,
-    ``interrupted``, and for a partitioned search ``worker-lost``: a worker process or actor
+    ``interrupted``, for a simulation ``walks`` (it ran the walks asked for), and for a
+    partitioned search or a simulation on workers ``worker-lost``: a worker process or actor
     died or stopped answering, see ``stop_detail``); ``signal`` is the number of the signal that interrupted it.
     ``metrics`` maps a metric's name to its (min, max) over the quiescent states reached
     (absent when none was reached). ``system`` is the explored system when the front end
@@ -101,7 +106,9 @@ class Result:
     partitioned search shared the states among its shards (:mod:`nice_attendre.partition`),
     and ``balance`` how evenly they shared the work (:class:`Balance`). ``sources`` are the
     user files the front end loaded for the run (:class:`nice_attendre.importing.Source`:
-    each one's path and the SHA-256 of the content checked).
+    each one's path and the SHA-256 of the content checked). ``simulation`` is set for a
+    simulation (random walks, :mod:`nice_attendre.simulate`): what its walks covered; a
+    simulation is never complete.
     """
 
     stats: Stats
@@ -118,6 +125,7 @@ class Result:
     #: worker, its process id, and what happened to it)
     stop_detail: str | None = None
     sources: tuple[Source, ...] = ()
+    simulation: Coverage | None = None
     #: properties the search was given but did not check, as (name, why) pairs: a partitioned
     #: search cannot see cycles, so it leaves out the default ``termination`` (and says so in
     #: every report); the verdict is about the properties checked

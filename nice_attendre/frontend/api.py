@@ -179,8 +179,43 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            on_checkpoint_error: Callable[[Exception], None] | None = None,
            workers: int = 1, engine: str = "processes", address: str | None = None,
-           shortest: bool = False, partition: str = FINGERPRINT) -> Result:
+           shortest: bool = False, partition: str = FINGERPRINT, simulate: bool = False,
+           seed: int | None = None, walks: int | None = None, walk_depth: int | None = None,
+           bias: str | None = None, shrink: bool | None = None) -> Result:
     """Explore ``run``'s network; return the :class:`Result` with ``system`` set.
+
+    With ``simulate`` the network is not explored but walked at random
+    (:mod:`nice_attendre.simulate`; ``seed``, ``walks``, ``walk_depth`` and ``bias`` as for
+    :func:`verify`), in this process, ``workers`` worker processes or on Ray (``engine``,
+    ``address``): the result is never complete. ``shrink`` shrinks the traces of the
+    violations found (:mod:`nice_attendre.shrink`; None: for a simulation only).
+    Otherwise, as :func:`explore`."""
+    from nice_attendre.frontend.simulation import check_simulation, shrink_result, simulate_run
+
+    check_simulation(simulate, seed=seed, walks=walks, walk_depth=walk_depth, bias=bias, shortest=shortest,
+                     checkpoint=checkpoint, resume=resume, fingerprint=fingerprint, partition=partition,
+                     max_states=limits.max_states, max_depth=limits.max_depth)
+    if simulate:
+        check_engine(workers, engine, address, FINGERPRINT, limits.max_memory)
+        return simulate_run(run, rebuild, limits=limits, keep_going=keep_going, watchdog=watchdog, progress=progress,
+                            workers=workers, engine=engine, address=address, seed=seed, walks=walks,
+                            walk_depth=walk_depth, bias=bias, shrink=shrink is not False)
+    result = explore(run, rebuild, limits=limits, keep_going=keep_going, fingerprint=fingerprint, watchdog=watchdog,
+                     progress=progress, checkpoint=checkpoint, resume=resume, checkpoint_every=checkpoint_every,
+                     on_checkpoint_error=on_checkpoint_error, workers=workers, engine=engine, address=address,
+                     shortest=shortest, partition=partition)
+    return shrink_result(result, run) if shrink else result
+
+
+def explore(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits = Limits(),
+            keep_going: bool = False, fingerprint: bool = False,
+            watchdog: Watchdog | None = None, progress: ProgressCallback | None = None,
+            checkpoint: str | Path | None = None, resume: str | Path | None = None,
+            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
+            on_checkpoint_error: Callable[[Exception], None] | None = None,
+            workers: int = 1, engine: str = "processes", address: str | None = None,
+            shortest: bool = False, partition: str = FINGERPRINT) -> Result:
+    """Explore ``run``'s network exhaustively; return the :class:`Result` with ``system`` set.
 
     With ``shortest`` the search is breadth-first in this process (:func:`nice_attendre.breadth_first.bfs`):
     every trace is a shortest one; it cannot be combined with ``workers``/``engine``/checkpoints
@@ -308,7 +343,9 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
            address: str | None = None, shortest: bool = False, memo: bool | int = True,
-           partition: str = FINGERPRINT, coverage: bool = False) -> Result:
+           partition: str = FINGERPRINT, coverage: bool = False, simulate: bool = False,
+           seed: int | None = None, walks: int | None = None, walk_depth: int | None = None,
+           bias: str | None = None, shrink: bool | None = None) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
     ``app`` is a registered name (``"route-flow"``), ``"path/to/file.py:ClassName"``, an
@@ -362,6 +399,23 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     :class:`~nice_attendre.frontend.coverage.AppCoverage`; it refuses ``engine="ray"`` and
     ``resume`` (:class:`~nice_attendre.errors.InputError`).
 
+    ``simulate`` walks the network at random instead of exploring it (:mod:`nice_attendre.simulate`):
+    each walk from the initial state to quiescence, a violation, a state it has been in, or
+    ``walk_depth`` events; ``seed`` makes the run reproducible (the same seed, options and
+    code give the same walks and result with any ``workers`` or ``engine``; default: a
+    random one, in ``result.simulation.seed``); ``bias`` is how walks choose among event
+    kinds: ``swarm`` (the default: each walk draws one of the others), ``uniform``,
+    ``control-first`` (the controller's and switches' steps first, NICE's no-delay) or
+    ``packets-first``. It stops after ``walks`` walks, at the first violation (unless
+    ``keep_going``), at ``max_transitions`` (at the end of that walk), ``max_seconds`` or
+    Ctrl-C; given none, after 1,000 walks. A simulation is never complete: without a
+    violation its verdict is ``incomplete``; ``result.simulation`` says what it covered.
+    ``workers``/``engine``/``address`` run the walks in processes or on Ray. It refuses
+    ``shortest``, ``checkpoint``, ``resume``, ``fingerprint``, ``partition``, ``max_states``
+    and ``max_depth``. ``shrink`` shrinks each violation's trace before it is returned
+    (:mod:`nice_attendre.shrink`: its length as found is the discovery's
+    ``unshrunk_length``); None: for a simulation, not for a search.
+
     A file named by ``app``, ``properties``, ``topology`` or ``scenario`` is loaded as it is
     at this call (edited since an earlier call: afresh), and ``result.sources`` lists each
     such file with the SHA-256 of the content checked.
@@ -376,6 +430,11 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     limits = Limits(max_transitions, max_states, max_depth, max_seconds, max_memory)
     check_handler_seconds(max_handler_seconds)
     check_engine(workers, engine, address, max_memory=max_memory)
+    from nice_attendre.frontend.simulation import check_simulation
+
+    check_simulation(simulate, seed=seed, walks=walks, walk_depth=walk_depth, bias=bias, shortest=shortest,
+                     checkpoint=checkpoint, resume=resume, fingerprint=fingerprint, partition=partition,
+                     max_states=max_states, max_depth=max_depth)
     if shortest:
         from nice_attendre.breadth_first import check_shortest
 
@@ -400,7 +459,8 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
             result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
                             fingerprint=fingerprint, watchdog=watchdog, progress=progress, checkpoint=checkpoint,
                             resume=resume, checkpoint_every=checkpoint_every, workers=workers, engine=engine,
-                            address=address, shortest=shortest, partition=partition)
+                            address=address, shortest=shortest, partition=partition, simulate=simulate, seed=seed,
+                            walks=walks, walk_depth=walk_depth, bias=bias, shrink=shrink)
             if measurement is not None:
                 result = dataclasses.replace(result, coverage=measurement.finish(result.complete, result.stop_reason))
         except StopRequest as stop:  # a limit was reached before the search started (while building)

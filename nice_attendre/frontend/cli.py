@@ -198,6 +198,26 @@ def main(ctx: click.Context, debug: bool) -> None:
 @click.option("--coverage", "coverage", is_flag=True,
               help="Report the lines and branches of the app's handlers the search ran and never ran "
                    "(file:line; in the JSON too). Not with --engine ray or --resume.")
+@click.option("--simulate", is_flag=True,
+              help="Random walks instead of the exhaustive search, each to quiescence, a violation, a state it "
+                   "has been in or --walk-depth; never OK: without a violation, INCOMPLETE (exit 3) with what "
+                   "the walks covered. Stops at --walks, the first violation, --max-transitions (after that "
+                   "walk), --max-seconds or Ctrl-C (default: 1000 walks). --workers/--engine run walks in "
+                   "parallel, with the same result for a --seed.")
+@click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=None, metavar="S",
+              help="With --simulate: the seed; the same seed, options and code give the same walks and result "
+                   "(default: a random one, printed).")
+@click.option("--walks", type=click.IntRange(min=1), default=None, metavar="N",
+              help="With --simulate: stop after N walks.")
+@click.option("--walk-depth", type=click.IntRange(min=1), default=None, metavar="N",
+              help="With --simulate: at most N events a walk (each walk draws N, N/2 or N/4).")
+@click.option("--bias", type=click.Choice(["swarm", "uniform", "control-first", "packets-first"]), default=None,
+              help="With --simulate: how walks choose among the enabled events: uniform, control-first (the "
+                   "controller's and switches' steps first, NICE's no-delay), packets-first, or swarm (each "
+                   "walk draws one of them; the default).")
+@click.option("--shrink/--no-shrink", default=None,
+              help="Shrink each violation's trace (drop and move events while it still violates the same "
+                   "property) before it is reported; the default with --simulate only.")
 @click.pass_context
 def verify(ctx: click.Context, app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
            scenario_file: str | None, sender: str | None,
@@ -208,7 +228,9 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
            checkpoint_every: float, resume_path: Path | None, no_memo: bool, shortest: bool = False,
-           trace_format: str = "text", trace_path: Path | None = None, coverage: bool = False) -> None:
+           trace_format: str = "text", trace_path: Path | None = None, coverage: bool = False,
+           simulate: bool = False, seed: int | None = None, walks: int | None = None,
+           walk_depth: int | None = None, bias: str | None = None, shrink: bool | None = None) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
@@ -224,6 +246,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     from nice_attendre.frontend.headers import network_header
     from nice_attendre.output import check_writable, write_atomic
     from nice_attendre.frontend.report import CheckedNarrator, json_report, text_report, verdict_line, verdict_of
+    from nice_attendre.frontend.simulation import check_simulation, random_seed
     from nice_attendre.watchdog import Watchdog
 
     limits = Limits(max_transitions, max_states, max_depth, max_seconds, max_memory)
@@ -231,6 +254,9 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     packets = traffic["packets"]
     _check_output(json_path, "--json")
     _check_output(trace_path, "--trace-out")
+    check_simulation(simulate, seed=seed, walks=walks, walk_depth=walk_depth, bias=bias, shortest=shortest,
+                     checkpoint=checkpoint_path, resume=resume_path, fingerprint=fingerprint, partition=partition,
+                     max_states=max_states, max_depth=max_depth)
     check_engine(workers, engine, address, partition, max_memory)
     if shortest:
         from nice_attendre.breadth_first import check_shortest
@@ -242,6 +268,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
 
     if coverage:
         check_coverage(engine, resume_path)
+    if simulate and seed is None:
+        seed = random_seed()
     if resume_path is not None and not resume_path.is_file():
         why = "is not a file" if resume_path.exists() else "not found"
         raise InputError(f"--resume: checkpoint {str(resume_path)!r} {why}")
@@ -266,7 +294,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                             fingerprint=fingerprint, watchdog=watchdog, progress=progress,
                             checkpoint=checkpoint_path, resume=resume_path, checkpoint_every=checkpoint_every,
                             on_checkpoint_error=_checkpoint_warning, workers=workers, engine=engine,
-                            address=address, shortest=shortest, partition=partition)
+                            address=address, shortest=shortest, partition=partition, simulate=simulate,
+                            seed=seed, walks=walks, walk_depth=walk_depth, bias=bias, shrink=shrink)
             if measurement is not None:
                 result = dataclasses.replace(result, coverage=measurement.finish(result.complete, result.stop_reason))
         except StopRequest as stop:  # a limit reached before the search started (importing the app, switch joins)
@@ -293,9 +322,11 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                        "the report follows without the rest", err=True)
         header = network_header(net, [p.name for p in run.properties])
         header.extend(("source", source.describe()) for source in run.sources)
-        partitioned = partitioned_search(workers, engine, result.partition)
+        partitioned = None if simulate else partitioned_search(workers, engine, result.partition)
         if partitioned is not None:
             header.append(("search", partitioned))
+        if result.simulation is not None:
+            header.append(("search", result.simulation.describe()))
         if shortest:
             header.append(("search", "breadth-first (--shortest: traces are shortest paths; max depth: "
                                      "the longest shortest path)"))
@@ -322,6 +353,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "topology": net.topology.name, "packets": packets,
                                             "traffic": net.scenario.describe(),
                                             "properties": [p.name for p in run.properties],
+                                            **({"search": result.simulation.describe()} if result.simulation else {}),
                                             "sources": [source.as_json() for source in run.sources]}, narrate)
                 write_atomic(json_path, json.dumps(data, indent=2) + "\n", "--json")
 

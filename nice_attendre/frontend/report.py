@@ -76,6 +76,7 @@ STOP_REASONS = {
     "out-of-memory": "out of memory",
     "interrupted": "interrupted by Ctrl-C",
     "worker-lost": "a worker was lost",
+    "walks": "ran the walks asked for",
 }
 
 
@@ -139,6 +140,10 @@ def verdict_line(result: Result) -> str:
             return f"OK: no property violated (not checked: {', '.join(name for name, _why in result.unchecked)})"
         return "OK: no property violated"
     word = "INTERRUPTED" if verdict == "interrupted" else "INCOMPLETE"
+    if result.simulation is not None:  # random walks: never a proof
+        from nice_attendre.frontend.simulation_report import walks_phrase
+
+        return f"{word}: no violation in {walks_phrase(result)} (not a proof; {stop_text(result)})"
     return f"{word}: no violation in the part explored, but the search was not complete ({stop_text(result)})"
 
 
@@ -172,7 +177,12 @@ def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]], *, left: i
 
 
 def stats_lines(result: Result) -> list[str]:
-    """The counts as aligned lines: numbers, and the words complete/INCOMPLETE, end in one column."""
+    """The counts as aligned lines: numbers, and the words complete/INCOMPLETE, end in one column
+    (a simulation's: its coverage, :func:`nice_attendre.frontend.simulation_report.coverage_lines`)."""
+    if result.simulation is not None:
+        from nice_attendre.frontend.simulation_report import coverage_lines
+
+        return coverage_lines(result)
     stats = result.stats
     lines = [
         _row("transitions", f"{stats.transitions:,}"),
@@ -257,8 +267,11 @@ def discovery_lines(index: int, discovery: Discovery, narrate: Narrate | None) -
     if discovery.reason:
         lines.append(f"  {discovery.reason}")
     if discovery.trace is not None:
+        shrunk = (f"; shrunk from {discovery.unshrunk_length}" if discovery.unshrunk_length is not None
+                  and discovery.unshrunk_length != len(discovery.trace) else
+                  "; found so, no shorter one by shrinking" if discovery.unshrunk_length is not None else "")
         kind = "lasso: a path, then a cycle that repeats for ever; " if discovery.trace.is_lasso else ""
-        lines.append(f"  trace ({kind}{len(discovery.trace)} events):")
+        lines.append(f"  trace ({kind}{len(discovery.trace)} events{shrunk}):")
         lines.extend(trace_lines(discovery, narrate))
     return lines
 
@@ -359,7 +372,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         "violations": [
             {"property": d.property, "expectation": d.expectation.value, "reason": d.reason,
              "initial": initial_lines(d.trace, narrate)[1:] if d.trace is not None else [],
-             "trace": trace_json(d, narrate),
+             "trace": trace_json(d, narrate), "unshrunk_length": d.unshrunk_length,
              "cycle_start": d.trace.cycle_start if d.trace is not None else None}
             for d in result.discoveries
         ],
@@ -371,6 +384,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
         ],
         **({"narration": f"interrupted by {signal_name(cut)}"} if isinstance(cut, int) else {}),
         **({"coverage": result.coverage.as_json()} if result.coverage is not None else {}),
+        **({"simulation": result.simulation.as_json()} if result.simulation is not None else {}),
     }
 
 
