@@ -107,7 +107,7 @@ def layout(net: Any) -> dict[str, Any]:
         ends = [node for node in topology.switches if degrees[node] <= 1]
         order = list(nx.dfs_preorder_nodes(graph, ends[0])) if count > 1 else list(topology.switches)
         for position, node in enumerate(order):
-            where[node] = ((position + 1) / (count + 1), 0.5)
+            where[node] = ((position + 1) / (count + 1), 0.8)
     else:
         placed = nx.spring_layout(graph, seed=7)
         xs = [float(p[0]) for p in placed.values()] or [0.0]

@@ -4,7 +4,7 @@
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
-const W = 800, H = 360;
+const W = 800, H = 280;
 let info = null;
 let current = null;      // the last /api/state answer
 let forward = [];        // indices undone by "back", for "forward"
