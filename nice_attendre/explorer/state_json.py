@@ -45,7 +45,7 @@ def app_json(value: Any, before: Any = None, has_before: bool = False) -> dict[s
 def state_json(net: Any, state: Any, before: Any = None) -> dict[str, Any]:
     """``state`` of network ``net``: switches (flow table, buffer, pending commands, messages
     to the controller), hosts, links (up or down, and the packets in flight towards each
-    end), the app's state (with what changed since ``before``, the previous state, if given),
+    end; ``vacant``: a host's link it has moved away from, and its link at the new place), the app's state (with what changed since ``before``, the previous state, if given),
     the platform's held messages and the alerts."""
     from nice_attendre.models.view import View
 
@@ -58,18 +58,23 @@ def state_json(net: Any, state: Any, before: Any = None) -> dict[str, Any]:
     hosts = []
     for name, host in view.hosts.items():
         hosts.append({"id": name, "location": f"s{host.location[0]}:{host.location[1]}",
-                      "sent": [f"#{s.seq} {s.kind} to {s.to}" for s in host.sent],
-                      "received": [f"{r.origin}#{r.seq}" for r in host.received]})
+                      "sent": [printable(f"{s.kind} {name}#{s.seq} [{s.header}]") for s in host.sent],
+                      "received": [printable(f"{r.origin}#{r.seq} [{r.header}]") for r in host.received]})
     flying: dict[str, list[str]] = {}
     for item in view.in_flight:
         flying.setdefault(item.at, []).append(printable(str(item.packet)))
     links = []
-    for link in view.links:
-        a_node, a_port = _end(link.a)
-        b_node, b_port = _end(link.b)
-        links.append({"a": link.a, "b": link.b, "a_node": a_node, "b_node": b_node, "a_port": a_port,
-                      "b_port": b_port, "up": link.up,
-                      "to_a": flying.pop(link.a, []), "to_b": flying.pop(link.b, [])})
+    ends = [(link.a, link.b, link.up) for link in view.links]
+    # a host that moved (a mobile host) is on the link at its new place, not its old one
+    here = {(f"s{host.location[0]}:{host.location[1]}", name) for name, host in view.hosts.items()}
+    ends += [(a, b, True) for a, b in sorted(here - {(a, b) for a, b, _up in ends})]
+    for a, b, up in ends:
+        a_node, a_port = _end(a)
+        b_node, b_port = _end(b)
+        vacant = b_node in view.hosts and (a, b) not in here  # the host left that port
+        links.append({"a": a, "b": b, "a_node": a_node, "b_node": b_node, "a_port": a_port,
+                      "b_port": b_port, "up": up, "vacant": vacant,
+                      "to_a": flying.pop(a, []), "to_b": [] if vacant else flying.pop(b, [])})
     before_app = net.value(before, "app") if before is not None else None
     return {
         "switches": switches,
@@ -85,52 +90,55 @@ def state_json(net: Any, state: Any, before: Any = None) -> dict[str, Any]:
 
 
 def layout(net: Any) -> dict[str, Any]:
-    """Where the page draws each node: ``nodes`` ({id, kind, x, y}, coordinates in 0..1) and
-    ``links`` (the topology's, once each). Switches in a chain go on a line in order; other
-    graphs get a spring layout with a fixed seed. Hosts sit next to their switch."""
-    import math
-
+    """Where the page draws each node: ``nodes`` ({id, kind, x, y}, coordinates in 0..1, the
+    controller drawn above y = 0.2). A chain of switches goes on a line in order, with the
+    hosts at its ends or under their switch; any other graph (hosts included) gets a spring
+    layout with a fixed seed, so the picture is the same every time."""
     import networkx as nx
 
     topology = net.topology
     graph = nx.Graph()
-    graph.add_nodes_from(topology.switches)
+    graph.add_nodes_from(f"s{dpid}" for dpid in topology.switches)
     for (dpid, _port), peer in topology.links.items():
         if not peer.is_host:
-            graph.add_edge(dpid, peer.node)
-    where: dict[Any, tuple[float, float]] = {}
-    degrees = dict(graph.degree())
+            graph.add_edge(f"s{dpid}", f"s{peer.node}")
     count = len(topology.switches)
-    chain = count >= 1 and nx.is_connected(graph) and (count == 1 or (
-        graph.number_of_edges() == count - 1 and max(degrees.values()) <= 2))
+    degrees = dict(graph.degree())
+    chain = (count >= 2 and nx.is_connected(graph) and graph.number_of_edges() == count - 1
+             and max(degrees.values()) <= 2)
+    kinds = {node: "switch" for node in graph}
+    where: dict[str, tuple[float, float]] = {}
+    hosts = sorted(topology.hosts, key=lambda host: (topology.host_port[host], host))
     if chain:
-        ends = [node for node in topology.switches if degrees[node] <= 1]
-        order = list(nx.dfs_preorder_nodes(graph, ends[0])) if count > 1 else list(topology.switches)
+        ends = sorted((node for node in graph if degrees[node] == 1), key=lambda node: int(node[1:]))
+        order = list(nx.dfs_preorder_nodes(graph, ends[0]))
         for position, node in enumerate(order):
-            where[node] = ((position + 1) / (count + 1), 0.8)
+            where[node] = ((position + 1) / (count + 1), 0.7)
+        by_switch: dict[str, list[str]] = {}
+        for host in hosts:
+            by_switch.setdefault(f"s{topology.host_port[host][0]}", []).append(host)
+        step = 0.5 / (count + 1)
+        for node, attached in by_switch.items():
+            x, y = where[node]
+            for k, host in enumerate(attached):
+                kinds[host] = "host"
+                if node == order[0] and k == 0:
+                    where[host] = (x - step, y)
+                elif node == order[-1] and k == len(attached) - 1:
+                    where[host] = (x + step, y)
+                else:
+                    where[host] = (x + (k - (len(attached) - 1) / 2) * step * 0.8, y + 0.25)
     else:
+        for host in hosts:
+            kinds[host] = "host"
+            graph.add_edge(host, f"s{topology.host_port[host][0]}")
         placed = nx.spring_layout(graph, seed=7)
-        xs = [float(p[0]) for p in placed.values()] or [0.0]
-        ys = [float(p[1]) for p in placed.values()] or [0.0]
+        xs = [float(p[0]) for p in placed.values()]
+        ys = [float(p[1]) for p in placed.values()]
         span_x, span_y = (max(xs) - min(xs)) or 1.0, (max(ys) - min(ys)) or 1.0
         for node, (x, y) in placed.items():
-            where[node] = (0.15 + 0.7 * (float(x) - min(xs)) / span_x, 0.15 + 0.7 * (float(y) - min(ys)) / span_y)
-    nodes = [{"id": f"s{dpid}", "kind": "switch", "x": where[dpid][0], "y": where[dpid][1]}
+            where[node] = (0.08 + 0.84 * (float(x) - min(xs)) / span_x, 0.3 + 0.65 * (float(y) - min(ys)) / span_y)
+    nodes = [{"id": f"s{dpid}", "kind": "switch", "x": where[f"s{dpid}"][0], "y": where[f"s{dpid}"][1]}
              for dpid in topology.switches]
-    cx = sum(x for x, _y in where.values()) / max(len(where), 1)
-    cy = sum(y for _x, y in where.values()) / max(len(where), 1)
-    by_switch: dict[int, list[str]] = {}
-    for host in topology.hosts:
-        by_switch.setdefault(topology.host_port[host][0], []).append(host)
-    for dpid, hosts in by_switch.items():
-        x, y = where[dpid]
-        base = math.atan2(y - cy, x - cx) if (x, y) != (cx, cy) else -math.pi / 2
-        if chain and count > 1:
-            base = math.pi if x == min(p[0] for p in where.values()) else (
-                0.0 if x == max(p[0] for p in where.values()) else math.pi / 2)
-        for k, host in enumerate(hosts):
-            angle = base + (k - (len(hosts) - 1) / 2) * 0.7
-            radius = 0.12 if count > 1 else 0.3
-            nodes.append({"id": host, "kind": "host", "x": x + radius * math.cos(angle),
-                          "y": y + radius * math.sin(angle) * (1.6 if chain else 1.0)})
+    nodes += [{"id": host, "kind": "host", "x": where[host][0], "y": where[host][1]} for host in topology.hosts]
     return {"nodes": nodes}

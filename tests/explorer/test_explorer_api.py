@@ -231,3 +231,20 @@ def test_a_signal_stops_the_server_cleanly(tmp_path: Path, signum: int, code: in
     assert status == code and err.strip().splitlines() == [line], err
     with pytest.raises(OSError):
         server.raw("")
+
+
+def test_a_host_that_moved_is_drawn_at_its_new_port(tmp_path: Path) -> None:
+    server = Served("mac-learning", "-t", "linear:3", cwd=tmp_path)
+    try:
+        _, state = server.get("api/state")
+        moves = [e for e in state["enabled"] if e["summary"].startswith("h2 moves from s3:2 to s3:3")]
+        assert len(moves) == 1, [e["summary"] for e in state["enabled"]]
+        _, after = server.get(f"api/state?path={moves[0]['index']}")
+        links = {(link["a"], link["b"]): link for link in after["state"]["links"]}
+        assert links[("s3:2", "h2")]["vacant"] and not links[("s3:3", "h2")]["vacant"]
+        assert links[("s3:3", "h2")]["to_a"] == ["announce h2#0 [h2->ff:ff:ff:ff:ff:ff]"]
+        assert after["state"]["in_flight_elsewhere"] == []
+        assert next(h for h in after["state"]["hosts"] if h["id"] == "h2")["sent"] == [
+            "announce h2#0 [h2->ff:ff:ff:ff:ff:ff]"]
+    finally:
+        server.stop()

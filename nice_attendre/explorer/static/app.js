@@ -121,20 +121,25 @@ function renderTopology(state) {
   root.appendChild(svg("rect", {x: controller.x - 50, y: controller.y - 12, width: 100, height: 22, rx: 4,
                                 class: "controller", id: "node-controller"}));
   root.appendChild(svg("text", {x: controller.x, y: controller.y + 4, class: "node-label"}, "controller"));
-  // links, with what is in flight towards each end
+  // links, with what is in flight towards each end (drawn last, over the nodes)
+  const flights = [];
   for (const link of state.links) {
     const a = where[link.a_node], b = where[link.b_node];
     if (!a || !b) continue;
-    const group = svg("g", {class: "link" + (link.up ? "" : " down"), id: `link-${link.a}-${link.b}`});
+    const group = svg("g", {class: "link" + (link.up ? "" : " down") + (link.vacant ? " vacant" : ""),
+                            id: `link-${link.a}-${link.b}`});
     group.appendChild(svg("line", {x1: a.x, y1: a.y, x2: b.x, y2: b.y}));
     if (!link.up) group.appendChild(svg("text", {x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 - 8, class: "down-label"}, "down"));
-    for (const [packets, from, to] of [[link.to_a, b, a], [link.to_b, a, b]]) {
+    for (const [packets, from, to, end] of [[link.to_a, b, a, link.a], [link.to_b, a, b, link.b]]) {
       if (!packets.length) continue;
-      const x = from.x + 0.7 * (to.x - from.x), y = from.y + 0.7 * (to.y - from.y);
-      const dot = svg("circle", {cx: x, cy: y, r: 7, class: "flight"});
-      dot.appendChild(svg("title", {}, packets.join("\n")));
-      group.appendChild(dot);
-      group.appendChild(svg("text", {x: x, y: y - 11, class: "flight-label"}, packets.length > 1 ? `${packets.length} packets` : packets[0]));
+      const x = from.x + 0.6 * (to.x - from.x), y = from.y + 0.6 * (to.y - from.y);
+      const dot = svg("g", {class: "in-flight", "data-to": end});
+      dot.appendChild(svg("circle", {cx: x, cy: y, r: 7, class: "flight"}));
+      dot.appendChild(svg("title", {}, `towards ${end}:\n` + packets.join("\n")));
+      const names = packets.map(p => (p.match(/\S+#\d+/) || [p])[0]);
+      dot.appendChild(svg("text", {x: x, y: y - 11, class: "flight-label"},
+                          names.length > 2 ? `${names.length} packets` : names.join(", ")));
+      flights.push(dot);
     }
     root.appendChild(group);
   }
@@ -160,6 +165,7 @@ function renderTopology(state) {
     }
     root.appendChild(group);
   }
+  for (const dot of flights) root.appendChild(dot);
 }
 
 function list(title, items, empty) {
