@@ -248,3 +248,37 @@ def test_a_host_that_moved_is_drawn_at_its_new_port(tmp_path: Path) -> None:
             "announce h2#0 [h2->ff:ff:ff:ff:ff:ff]"]
     finally:
         server.stop()
+
+
+def test_the_app_state_its_fields_and_what_the_last_step_changed(tmp_path: Path) -> None:
+    server = Served("mac-learning", "-t", "linear:2", cwd=tmp_path)
+    try:
+        path: list[str] = []
+        _, state = server.get("api/state")
+        assert state["state"]["app"]["fields"] == [["ports", "()"], ["passed", "frozenset()"]]
+        while not any(e["summary"].startswith("controller:") for e in state["enabled"]):
+            path.append("0")
+            _, state = server.get("api/state?path=" + ".".join(path))
+        handle = next(e for e in state["enabled"] if e["summary"].startswith("controller:"))
+        _, after = server.get("api/state?path=" + ".".join([*path, str(handle["index"])]))
+        said = [line.removeprefix("app state: ") for line in handle["lines"] if line.startswith("app state: ")]
+        assert said and after["state"]["app"]["changes"] == said
+        assert after["state"]["app"]["fields"][0][0] == "ports" and after["state"]["app"]["fields"][0][1] != "()"
+    finally:
+        server.stop()
+
+
+def test_a_handler_that_never_returns_is_an_app_exception_not_a_hung_page(tmp_path: Path) -> None:
+    """Calls into the app run in the main thread, under verify's per-call time limit."""
+    app = Path(__file__).resolve().parents[1] / "data" / "apps" / "hostile.py"
+    server = Served(f"{app}:Swallows", "-t", "linear:2", "--max-handler-seconds", "0.5", cwd=tmp_path)
+    try:
+        status, state = server.get("api/state?path=0.0")
+        assert status == 200
+        assert state["enabled"][0]["summary"].startswith("ALERT app-exception: Swallows.on_packet_in did not "
+                                                         "return within 0.5 s")
+        _, after = server.get("api/state?path=0.0.0")
+        props = {p["name"]: p for p in after["properties"]}
+        assert props["app-exception"]["status"] == "violated" and props["app-exception"]["step"] == 3
+    finally:
+        server.stop()
