@@ -394,7 +394,7 @@ def _load_bench() -> click.Command:
 
 
 def _load_explore() -> click.Command:
-    from nice_attendre.explorer.command import explore
+    from nice_attendre.frontend.explorer.command import explore
 
     return explore
 

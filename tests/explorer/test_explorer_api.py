@@ -188,6 +188,7 @@ def test_a_trace_that_no_longer_replays_exits_4(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("args", "words"), [
     ((), "give APP, or --trace FILE"),
     (("--trace", "missing.json"), "missing.json"),
+    (("--trace", "t.json"), "t.json"),  # {}: not a saved trace
     (("--trace", "t.json", "--bug", "forget-last-hop"), "--bug cannot change it"),
     (("--trace", "t.json", "-n", "2"), "--packets cannot change it"),
     (("no-such-app",), "no-such-app"),

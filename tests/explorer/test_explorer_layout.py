@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nice_attendre.explorer.state_json import layout
+from nice_attendre.frontend.explorer.state_json import layout
 from nice_attendre.frontend.api import build
 
 

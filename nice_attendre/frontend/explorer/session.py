@@ -8,7 +8,7 @@ page shows is read through the same calls the command line uses: ``enabled`` and
 for the state, the properties' ``holds``/``why``, and the report's trace and Mermaid writers.
 
 Not thread-safe (the network interns values and memoises transitions): the server calls a
-session from one thread only (see :mod:`nice_attendre.explorer.server`).
+session from one thread only (see :mod:`nice_attendre.frontend.explorer.server`).
 """
 from __future__ import annotations
 

@@ -99,7 +99,7 @@ def explore(ctx: click.Context, app: str | None, trace_file: Path | None, port: 
 
 
 def _from_options(app: str, protocol: str, count_load: bool, given: dict[str, Any], watchdog: Any) -> Any:
-    from nice_attendre.explorer.session import Session
+    from nice_attendre.frontend.explorer.session import Session
     from nice_attendre.frontend.api import build
     from nice_attendre.frontend.cli_common import _app_options, _traffic
     from nice_attendre.models.faults import parse_budgets
@@ -117,7 +117,7 @@ def _from_options(app: str, protocol: str, count_load: bool, given: dict[str, An
 
 def _from_trace(trace_file: Path, app: str | None, given: dict[str, Any], watchdog: Any) -> Any:
     """The session of a saved trace and the path of its events (exit 4 when it no longer replays)."""
-    from nice_attendre.explorer.session import Session
+    from nice_attendre.frontend.explorer.session import Session
     from nice_attendre.frontend.api import build
     from nice_attendre.frontend.replay import Sources, load_document
     from nice_attendre.frontend.replay_sources import trusted_build
@@ -168,8 +168,8 @@ def _describe(run: Any) -> dict[str, Any]:
 def _serve(session: Any, describe: dict[str, Any], path: tuple[int, ...], host: str, port: int,
            no_browser: bool) -> None:
     from nice_attendre.errors import InputError
-    from nice_attendre.explorer.server import Explorer
-    from nice_attendre.explorer.session import format_path
+    from nice_attendre.frontend.explorer.server import Explorer
+    from nice_attendre.frontend.explorer.session import format_path
 
     try:
         server = Explorer(session, describe, host, port)

@@ -1,5 +1,5 @@
 """The explorer's HTTP server: the page (plain HTML, JavaScript and CSS, no build step) and
-a JSON API over one :class:`~nice_attendre.explorer.session.Session`.
+a JSON API over one :class:`~nice_attendre.frontend.explorer.session.Session`.
 
 The standard library's :class:`http.server.ThreadingHTTPServer`: one user on the loopback
 address needs no framework, and threads because a browser opens speculative connections it
@@ -15,7 +15,7 @@ traceback):
   trace's path (``explore --trace``) and the longest path accepted;
 * ``GET /api/state?path=0.3.1``: the state at that path (see :func:`state_answer`).
 
-400: a malformed path or one longer than :data:`~nice_attendre.explorer.session.MAX_PATH`;
+400: a malformed path or one longer than :data:`~nice_attendre.frontend.explorer.session.MAX_PATH`;
 404: an unknown URL or an event index beyond those enabled; 405: another method than GET.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ from importlib import resources
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from nice_attendre.explorer.session import MAX_PATH, PathError, Session, format_path, parse_path
+from nice_attendre.frontend.explorer.session import MAX_PATH, PathError, Session, format_path, parse_path
 from nice_attendre.frontend.report import printable
 
 #: The page's files (package data) and their content types.
@@ -94,7 +94,7 @@ class MainThread:
 def info_answer(session: Session, describe: dict[str, Any]) -> dict[str, Any]:
     """``/api/info``: ``describe`` (app, protocol, topology, traffic as the command line
     says them), the layout, the properties and the saved trace, if any."""
-    from nice_attendre.explorer.state_json import layout
+    from nice_attendre.frontend.explorer.state_json import layout
 
     trace = session.trace
     return {**describe, "layout": layout(session.net), "max_path": MAX_PATH,
@@ -105,10 +105,10 @@ def info_answer(session: Session, describe: dict[str, Any]) -> dict[str, Any]:
 
 
 def state_answer(session: Session, path: tuple[int, ...]) -> dict[str, Any]:
-    """``/api/state``: the state at ``path`` (:func:`~nice_attendre.explorer.state_json.state_json`),
+    """``/api/state``: the state at ``path`` (:func:`~nice_attendre.frontend.explorer.state_json.state_json`),
     the events enabled there (narrated), the path's steps (each event with its narration), the
     properties (:meth:`Session.properties`) and the path as a text trace and a Mermaid diagram."""
-    from nice_attendre.explorer.state_json import state_json
+    from nice_attendre.frontend.explorer.state_json import state_json
 
     walk = session.walk(path)
     before = walk.states[-2] if len(walk.states) > 1 else None
@@ -157,7 +157,7 @@ def make_handler(session: Session, main: MainThread, describe: dict[str, Any]) -
                 url = urlsplit(self.path)
                 if url.path in STATIC:
                     name, kind = STATIC[url.path]
-                    body = resources.files("nice_attendre.explorer").joinpath("static", name).read_bytes()
+                    body = resources.files("nice_attendre.frontend.explorer").joinpath("static", name).read_bytes()
                     self._send(200, body, kind)
                 elif url.path == "/api/info":
                     self._json(200, main.call(lambda: info_answer(session, describe)))
@@ -214,8 +214,13 @@ class Explorer:
     calls run in the thread that calls :meth:`serve_forever`."""
 
     def __init__(self, session: Session, describe: dict[str, Any], host: str = "127.0.0.1", port: int = 0) -> None:
+        import socket
+
         self.main = MainThread()
-        self.httpd = ThreadingHTTPServer((host, port), make_handler(session, self.main, describe))
+        server = ThreadingHTTPServer
+        if ":" in host:  # an IPv6 address (::1)
+            server = type("ThreadingHTTPServer6", (ThreadingHTTPServer,), {"address_family": socket.AF_INET6})
+        self.httpd = server((host, port), make_handler(session, self.main, describe))
         self.httpd.daemon_threads = True
         self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.2},
                                         name="explorer-http", daemon=True)
