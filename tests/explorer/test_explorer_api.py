@@ -75,6 +75,8 @@ def test_what_is_in_flight_pending_and_held_along_the_trace(served: Served) -> N
     assert link["up"] and link["to_b"] == ["data h1#0 [h1->h2]"] and link["to_a"] == []
     assert after4["state"]["switches"][0]["table"] == ["prio 32768 {exact h1->h2} -> output:2"]
     assert [step["lines"][0] for step in after4["steps"]][-1] == "s1 installs [prio 32768 {exact h1->h2} -> output:2]"
+    assert after4["changed"] == ["s1", "s1:2-s2:1"]  # its table, its buffer, the packet it sent
+    assert served.get("api/state")[1]["changed"] == []
 
 
 def test_the_violation_as_verify_reports_it(served: Served, tmp_path: Path) -> None:

@@ -105,6 +105,10 @@ def test_click_through_the_violating_trace(browser: Any, tmp_path: Path) -> None
         assert _text(browser, "#enabled") == "nothing: the network is quiescent"
         assert "holding" in _classes(browser, "#node-s2") and "holding" not in _classes(browser, "#node-s1")
         assert "holds 1" in _text(browser, "#node-s2")
+        # the last step (the controller took s2's packet-in and did nothing) changed s2 alone
+        assert "6. controller: RouteFlow.on_packet_in handles packet-in(s2, port 1, h1#0)" in _text(browser, "#last-step")
+        assert "changed" in _classes(browser, "#node-s2") and "changed" in _classes(browser, "#switch-s2")
+        assert "changed" not in _classes(browser, "#node-s1")
         seen = {css: _text(browser, css) for css in ("#switches", "#properties", "#steps", "#trace-text", "#hosts")}
         # the URL alone reproduces the state
         url = browser.current_url

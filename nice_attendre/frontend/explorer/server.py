@@ -123,9 +123,25 @@ def state_answer(session: Session, path: tuple[int, ...]) -> dict[str, Any]:
         item["summary"] = printable(item["summary"])
         item["lines"] = [printable(line) for line in item["lines"]]
         item["event"] = printable(item["event"])
-    return {"path": format_path(path), "depth": len(path), "quiescent": not enabled,
-            "state": state_json(session.net, walk.state, before), "enabled": enabled, "steps": steps,
-            "properties": properties, "trace_text": text, "mermaid": "\n".join(mermaid)}
+    state = state_json(session.net, walk.state, before)
+    changed = [] if before is None else changed_parts(state_json(session.net, before), state)
+    return {"path": format_path(path), "depth": len(path), "quiescent": not enabled, "state": state,
+            "changed": changed, "enabled": enabled, "steps": steps, "properties": properties,
+            "trace_text": text, "mermaid": "\n".join(mermaid)}
+
+
+def changed_parts(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What the last step changed, by the ids the page draws: switches (``s1``), hosts
+    (``h1``), links (``s1:2-s2:1``: what is in flight on them, or up/down) and ``app``."""
+    found = []
+    for kind in ("switches", "hosts"):
+        was = {item["id"]: item for item in before[kind]}
+        found += [item["id"] for item in after[kind] if was.get(item["id"]) != item]
+    was_links = {(link["a"], link["b"]): link for link in before["links"]}
+    found += [f"{link['a']}-{link['b']}" for link in after["links"] if was_links.get((link["a"], link["b"])) != link]
+    if before["app"]["text"] != after["app"]["text"]:
+        found.append("app")
+    return found
 
 
 def make_handler(session: Session, main: MainThread, describe: dict[str, Any]) -> type[BaseHTTPRequestHandler]:

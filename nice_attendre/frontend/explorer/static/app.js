@@ -80,6 +80,16 @@ async function load(pathText) {
 function render(data) {
   $("where").textContent = data.depth ? `after ${data.depth} event${data.depth > 1 ? "s" : ""}` : "initial state";
   if (data.quiescent) $("where").textContent += " (quiescent)";
+  const last = $("last-step");
+  last.replaceChildren();
+  const step = data.steps[data.steps.length - 1];
+  if (step) {
+    last.appendChild(el("div", {class: "summary"}, `${step.number}. ${step.lines[0]}`));
+    for (const line of step.lines.slice(1)) last.appendChild(el("div", {class: "detail"}, line));
+  } else {
+    last.appendChild(el("div", {class: "empty"}, "the initial state" +
+                        (info.initial_lines.length ? ": " + info.initial_lines.join("; ") : "")));
+  }
   renderTopology(data.state);
   renderSwitches(data.state);
   renderHosts(data.state);
@@ -89,6 +99,9 @@ function render(data) {
   renderProperties(data);
   $("trace-text").textContent = data.trace_text.join("\n") || "(no events yet)";
   $("mermaid").textContent = data.mermaid;
+  for (const id of data.changed) {
+    for (const node of document.querySelectorAll(`[data-part="${CSS.escape(id)}"]`)) node.classList.add("changed");
+  }
   $("back").disabled = data.depth === 0;
   $("forward").disabled = forward.length === 0;
 }
@@ -127,7 +140,7 @@ function renderTopology(state) {
     const a = where[link.a_node], b = where[link.b_node];
     if (!a || !b) continue;
     const group = svg("g", {class: "link" + (link.up ? "" : " down") + (link.vacant ? " vacant" : ""),
-                            id: `link-${link.a}-${link.b}`});
+                            id: `link-${link.a}-${link.b}`, "data-part": `${link.a}-${link.b}`});
     group.appendChild(svg("line", {x1: a.x, y1: a.y, x2: b.x, y2: b.y}));
     if (!link.up) group.appendChild(svg("text", {x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 - 8, class: "down-label"}, "down"));
     for (const [packets, from, to, end] of [[link.to_a, b, a, link.a], [link.to_b, a, b, link.b]]) {
@@ -146,7 +159,7 @@ function renderTopology(state) {
   // nodes
   for (const node of info.layout.nodes) {
     const p = where[node.id];
-    const group = svg("g", {id: "node-" + node.id, class: node.kind});
+    const group = svg("g", {id: "node-" + node.id, class: node.kind, "data-part": node.id});
     if (node.kind === "switch") {
       const sw = switches[node.id];
       if (sw && sw.buffered.length) group.classList.add("holding");
@@ -182,7 +195,8 @@ function renderSwitches(state) {
   const root = $("switches");
   root.replaceChildren();
   for (const sw of state.switches) {
-    const card = el("div", {class: "card" + (sw.buffered.length ? " holding" : ""), id: "switch-" + sw.id});
+    const card = el("div", {class: "card" + (sw.buffered.length ? " holding" : ""), id: "switch-" + sw.id,
+                            "data-part": sw.id});
     card.appendChild(el("h3", {}, sw.id));
     card.appendChild(list("flow table", sw.table, "empty"));
     card.appendChild(list("buffer", sw.buffered, "empty"));
@@ -200,7 +214,7 @@ function renderHosts(state) {
   const root = $("hosts");
   root.replaceChildren();
   for (const host of state.hosts) {
-    const card = el("div", {class: "card", id: "host-" + host.id});
+    const card = el("div", {class: "card", id: "host-" + host.id, "data-part": host.id});
     card.appendChild(el("h3", {}, `${host.id} at ${host.location}`));
     card.appendChild(list("sent", host.sent, "nothing"));
     card.appendChild(list("received", host.received, "nothing"));
