@@ -437,6 +437,12 @@ def _load_bench() -> click.Command:
     return bench
 
 
+def _load_explore() -> click.Command:
+    from nice_attendre.frontend.explorer.command import explore
+
+    return explore
+
+
 def _load_replay() -> click.Command:
     from nice_attendre.frontend.replay_cmd import replay
 
@@ -449,6 +455,7 @@ def _load_replay() -> click.Command:
 LAZY_COMMANDS: dict[str, tuple[Callable[[], click.Command], str]] = {
     "bench": (_load_bench, "Run the paper's experiments as tables (and CSV)."),
     "compare": (_load_compare, "Verify APP under several protocols and compare the state spaces side by side."),
+    "explore": (_load_explore, "Explore APP's states in a browser: step through events, open a saved trace."),
     "delay": (_load_delay, "Forwarding delay of a flow's first packet under OpenFlow, OpenFlow-B and Attendre."),
     "replay": (_load_replay, "Replay a saved trace against the app: reproduced, or where it diverges."),
 }
