@@ -1,0 +1,220 @@
+"""Partial-order reduction: stubborn sets over footprints, domain-free.
+
+Most interleavings a search explores are the same execution in another order. In each state
+the reduced search explores only a *stubborn set* of the enabled events, computed from what
+each event may read and write (its :class:`Footprint`), over a *slotted system*: states are
+sequences of slots, and a system that implements :class:`Slotted` says, per event, which
+slots it may touch.
+
+The contract (:class:`Slotted`):
+
+* ``footprint(state, event)`` over-approximates what ``event`` may do in ``state`` **and in
+  every state reachable from it** where it is enabled: the slots whose values it may read
+  (``reads``: what it does, and whether it is enabled, may depend on them), overwrite
+  (``writes``), append to without looking at them (``appends``, a FIFO) and take the head of
+  (``pops``, a FIFO it reads only the head of); ``guard`` (by default ``reads | pops``) the
+  slots whose values decide whether it is enabled;
+* ``dormant(state)`` lists, in a defined order, stand-ins for every event that is not
+  enabled in ``state`` but may be in a state reachable from it (an event, or a value standing
+  for a family of them), each with a footprint (through ``footprint``) covering theirs.
+
+Two events are *dependent* when a write of one meets anything the other touches, an append
+meets a read or an append, or a pop meets a read or a pop. An append to a FIFO and a pop from
+it are independent: a pop happens only while the queue holds an item, and then it takes the
+head whatever is appended behind it.
+
+The stubborn set of a state (:func:`stubborn_set`) starts from one enabled event and closes:
+an enabled member brings every event dependent on it (enabled or dormant), a disabled member
+every event that may enable it (writes, appends to or pops from a slot of its guard). Each
+enabled event is tried as the seed; the set with the fewest enabled events wins (the first in
+``enabled`` order on a tie), so the result depends on the state only. Such a set satisfies
+Valmari's conditions D0, D1 and D2 for every enabled member (all are key events), which
+preserve every reachable quiescent state (deadlock) and the existence of an infinite
+execution.
+
+Stable properties (:func:`refusal` says which properties a reduced search can check): a
+reachable violation of an ``always`` property that, once violated, stays violated is reached
+too when every cycle of the reduced graph holds a fully expanded state: the depth-first
+search ensures it with the stack proviso (a state with a reduced successor on the search's
+stack is expanded fully: :func:`nice_attendre.checker.dfs` with ``por=True``). The same holds
+for a ``sometimes`` property that, once true, stays true. Properties of transitions and of
+whole executions are refused for now.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Hashable, Iterable, Protocol, Sequence
+
+from nice_attendre.property import Expectation, Property
+
+
+@dataclass(frozen=True, slots=True)
+class Footprint:
+    """What an event may do to the slots of a state (slot indices; see the module docstring).
+
+    ``guard`` defaults to ``reads | pops``; it must be a subset of them."""
+
+    reads: frozenset[int] = frozenset()
+    writes: frozenset[int] = frozenset()
+    appends: frozenset[int] = frozenset()
+    pops: frozenset[int] = frozenset()
+    guard: frozenset[int] | None = None
+
+    def __post_init__(self) -> None:
+        if self.guard is not None and not self.guard <= self.reads | self.pops:
+            raise ValueError(f"a footprint's guard {sorted(self.guard)} must be among its reads and pops")
+
+    @property
+    def guarded(self) -> frozenset[int]:
+        """The slots deciding whether the event is enabled."""
+        return self.reads | self.pops if self.guard is None else self.guard
+
+    @property
+    def touched(self) -> frozenset[int]:
+        """Every slot the event may touch."""
+        return self.reads | self.writes | self.appends | self.pops
+
+
+def dependent(a: Footprint, b: Footprint) -> bool:
+    """Whether events with footprints ``a`` and ``b`` may not commute (see the module
+    docstring: an append and a pop on one FIFO commute)."""
+    if a.writes & b.touched or b.writes & a.touched:
+        return True
+    if a.appends & (b.reads | b.appends) or b.appends & a.reads:
+        return True
+    return bool(a.pops & (b.reads | b.pops) or b.pops & a.reads)
+
+
+class Slotted(Protocol):
+    """A system whose events declare footprints (see the module docstring)."""
+
+    def enabled(self, state: Any) -> Sequence[Hashable]:
+        ...
+
+    def footprint(self, state: Any, event: Hashable) -> Footprint:
+        """What ``event`` may do in ``state`` and in every state reachable from it."""
+        ...
+
+    def dormant(self, state: Any) -> Sequence[Hashable]:
+        """Stand-ins for the events not enabled in ``state`` that may become enabled later."""
+        ...
+
+
+def stubborn_set(enabled: Sequence[Hashable], dormant: Sequence[Hashable],
+                 footprints: Sequence[Footprint]) -> list[int]:
+    """The indices, ascending, of the enabled events of the smallest stubborn set (see the
+    module docstring); ``footprints`` are those of ``enabled`` then ``dormant``."""
+    count = len(enabled)
+    if count <= 1:
+        return list(range(count))
+    readers: dict[int, list[int]] = {}
+    writers: dict[int, list[int]] = {}
+    appenders: dict[int, list[int]] = {}
+    poppers: dict[int, list[int]] = {}
+    for index, fp in enumerate(footprints):
+        for table, slots in ((readers, fp.reads), (writers, fp.writes), (appenders, fp.appends),
+                             (poppers, fp.pops)):
+            for slot in slots:
+                table.setdefault(slot, []).append(index)
+    neighbours: dict[int, set[int]] = {}
+
+    def around(index: int) -> set[int]:
+        found = neighbours.get(index)
+        if found is not None:
+            return found
+        fp = footprints[index]
+        found = set()
+        if index < count:  # enabled: every event that may be dependent on it
+            for slot in fp.writes:
+                for table in (readers, writers, appenders, poppers):
+                    found.update(table.get(slot, ()))
+            for slot in fp.appends:
+                for table in (readers, writers, appenders):
+                    found.update(table.get(slot, ()))
+            for slot in fp.pops:
+                for table in (readers, writers, poppers):
+                    found.update(table.get(slot, ()))
+            for slot in fp.reads:
+                for table in (writers, appenders, poppers):
+                    found.update(table.get(slot, ()))
+        else:  # disabled: every event that may enable it
+            for slot in fp.guarded:
+                for table in (writers, appenders, poppers):
+                    found.update(table.get(slot, ()))
+        found.discard(index)
+        neighbours[index] = found
+        return found
+
+    best: set[int] | None = None
+    best_count = count
+    for seed in range(count):
+        members = {seed}
+        work = [seed]
+        members_enabled = 1
+        while work and members_enabled < best_count:
+            for other in around(work.pop()):
+                if other not in members:
+                    members.add(other)
+                    work.append(other)
+                    if other < count:
+                        members_enabled += 1
+        if members_enabled < best_count:
+            best, best_count = members, members_enabled
+            if best_count == 1:
+                break
+    if best is None:
+        return list(range(count))
+    return sorted(index for index in best if index < count)
+
+
+class Reducer:
+    """``reducer(state)``: the enabled events of ``system`` in a stubborn set of ``state``
+    (in ``enabled`` order); ``reducer.full(state)``: every enabled event."""
+
+    def __init__(self, system: Slotted) -> None:
+        self.full = system.enabled
+        self._footprint = system.footprint
+        self._dormant = system.dormant
+        #: States whose set left out at least one enabled event (for reports and tests).
+        self.reduced_states = 0
+
+    def __call__(self, state: Any) -> Sequence[Hashable]:
+        events = self.full(state)
+        if len(events) <= 1:
+            return events
+        dormant = self._dormant(state)
+        footprint = self._footprint
+        footprints = [footprint(state, event) for event in events]
+        footprints.extend(footprint(state, event) for event in dormant)
+        chosen = stubborn_set(events, dormant, footprints)
+        if len(chosen) == len(events):
+            return events
+        self.reduced_states += 1
+        return [events[index] for index in chosen]
+
+
+def refusal(properties: Iterable[Property]) -> str | None:
+    """Why a reduced search cannot check ``properties``, or None: it checks properties at
+    quiescence, and ``always`` and ``sometimes`` properties marked ``stable``; properties of
+    transitions and of whole executions need provisos not built yet."""
+    for prop in properties:
+        kind = prop.expectation
+        if kind in (Expectation.TERMINATION, Expectation.EVENTUALLY):
+            return (f"--por does not support property {prop.name!r} yet (a property of whole executions: "
+                    "termination and eventually need a reduction that keeps cycles and their fairness)")
+        if kind is Expectation.TRANSITION:
+            return f"--por does not support property {prop.name!r} yet (a property of transitions)"
+        if kind in (Expectation.ALWAYS, Expectation.SOMETIMES) and not prop.stable:
+            return (f"--por does not support property {prop.name!r}: it is not known to be stable "
+                    f"(an {kind.value} property must keep its verdict once decided in every later state)")
+    return None
+
+
+def unsupported(system: Any) -> str | None:
+    """Why ``system`` cannot be reduced, or None: it must implement :class:`Slotted` (and may
+    say itself what it does not support, by ``por_unsupported()``)."""
+    for name in ("footprint", "dormant"):
+        if not callable(getattr(system, name, None)):
+            return f"--por needs a system that declares footprints (no {name}() on {type(system).__name__})"
+    own = getattr(system, "por_unsupported", None)
+    return own() if callable(own) else None
