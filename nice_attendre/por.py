@@ -12,14 +12,17 @@ The contract (:class:`Slotted`):
   every state reachable from it** where it is enabled: the slots whose values it may read
   (``reads``: what it does, and whether it is enabled, may depend on them), overwrite
   (``writes``), append to without looking at them (``appends``, a FIFO) and take the head of
-  (``pops``, a FIFO it reads only the head of); ``guard`` (by default ``reads | pops``) the
-  slots whose values decide whether it is enabled;
+  (``pops``, a FIFO it reads only the head of), and add to (``adds``: a slot holding a set
+  or counters, updated commutatively, by a union or increments, and not otherwise looked
+  at: two adds in either order give the same value);
+  ``guard`` (by default ``reads | pops``) the slots whose values decide whether it is
+  enabled;
 * ``dormant(state)`` lists, in a defined order, stand-ins for every event that is not
   enabled in ``state`` but may be in a state reachable from it (an event, or a value standing
   for a family of them), each with a footprint (through ``footprint``) covering theirs.
 
 Two events are *dependent* when a write of one meets anything the other touches, an append
-meets a read or an append, or a pop meets a read or a pop. An append to a FIFO and a pop from
+meets a read or an append, a pop meets a read or a pop, or an add meets anything but an add. An append to a FIFO and a pop from
 it are independent: a pop happens only while the queue holds an item, and then it takes the
 head whatever is appended behind it.
 
@@ -59,6 +62,7 @@ class Footprint:
     appends: frozenset[int] = frozenset()
     pops: frozenset[int] = frozenset()
     guard: frozenset[int] | None = None
+    adds: frozenset[int] = frozenset()
 
     def __post_init__(self) -> None:
         if self.guard is not None and not self.guard <= self.reads | self.pops:
@@ -72,13 +76,15 @@ class Footprint:
     @property
     def touched(self) -> frozenset[int]:
         """Every slot the event may touch."""
-        return self.reads | self.writes | self.appends | self.pops
+        return self.reads | self.writes | self.appends | self.pops | self.adds
 
 
 def dependent(a: Footprint, b: Footprint) -> bool:
     """Whether events with footprints ``a`` and ``b`` may not commute (see the module
     docstring: an append and a pop on one FIFO commute)."""
     if a.writes & b.touched or b.writes & a.touched:
+        return True
+    if a.adds & (b.touched - b.adds) or b.adds & (a.touched - a.adds):
         return True
     if a.appends & (b.reads | b.appends) or b.appends & a.reads:
         return True
@@ -111,9 +117,10 @@ def stubborn_set(enabled: Sequence[Hashable], dormant: Sequence[Hashable],
     writers: dict[int, list[int]] = {}
     appenders: dict[int, list[int]] = {}
     poppers: dict[int, list[int]] = {}
+    adders: dict[int, list[int]] = {}
     for index, fp in enumerate(footprints):
         for table, slots in ((readers, fp.reads), (writers, fp.writes), (appenders, fp.appends),
-                             (poppers, fp.pops)):
+                             (poppers, fp.pops), (adders, fp.adds)):
             for slot in slots:
                 table.setdefault(slot, []).append(index)
     neighbours: dict[int, set[int]] = {}
@@ -126,20 +133,23 @@ def stubborn_set(enabled: Sequence[Hashable], dormant: Sequence[Hashable],
         found = set()
         if index < count:  # enabled: every event that may be dependent on it
             for slot in fp.writes:
-                for table in (readers, writers, appenders, poppers):
+                for table in (readers, writers, appenders, poppers, adders):
                     found.update(table.get(slot, ()))
             for slot in fp.appends:
-                for table in (readers, writers, appenders):
+                for table in (readers, writers, appenders, adders):
                     found.update(table.get(slot, ()))
             for slot in fp.pops:
-                for table in (readers, writers, poppers):
+                for table in (readers, writers, poppers, adders):
                     found.update(table.get(slot, ()))
             for slot in fp.reads:
-                for table in (writers, appenders, poppers):
+                for table in (writers, appenders, poppers, adders):
+                    found.update(table.get(slot, ()))
+            for slot in fp.adds:
+                for table in (readers, writers, appenders, poppers):
                     found.update(table.get(slot, ()))
         else:  # disabled: every event that may enable it
             for slot in fp.guarded:
-                for table in (writers, appenders, poppers):
+                for table in (writers, appenders, poppers, adders):
                     found.update(table.get(slot, ()))
         found.discard(index)
         neighbours[index] = found

@@ -26,6 +26,7 @@ from nice_attendre.property import Expectation, Property
 #                                                                   holds 2 items (reads it)
 #   ("recv", c, _)    reg = head of C[c], popped   ("len", c, _)    reg = len(C[c]) % 3
 #   ("alarm", _, _)   flag = 1                     ("jump", k, v)   pc = k if V[v] == reg, else pc + 1
+#   ("note", _, _)    add p to the set N (an add)  ("seen", _, _)   reg = len(N) % 3
 # A program's ``jump`` goes back to ``k``; its sends at or after ``k`` are ``bsend`` (bounded),
 # so every system is finite, and may have cycles.
 
@@ -36,7 +37,7 @@ class RandomSystem:
     variables: int
     channels: int
 
-    # slots: locals (one per process), variables, channels, flag
+    # slots: locals (one per process), variables, channels, flag, the set N
     def local(self, p: int) -> int:
         return p
 
@@ -50,8 +51,12 @@ class RandomSystem:
     def flag(self) -> int:
         return len(self.programs) + self.variables + self.channels
 
+    @property
+    def notes(self) -> int:
+        return self.flag + 1
+
     def initial_states(self) -> tuple[Any, ...]:
-        return (tuple([(0, 0)] * len(self.programs) + [0] * self.variables + [()] * self.channels + [0]),)
+        return (tuple([(0, 0)] * len(self.programs) + [0] * self.variables + [()] * self.channels + [0, ()]),)
 
     def _enabled_at(self, state: Any, p: int, pc: int) -> bool:
         op, a, b = self.programs[p][pc]
@@ -118,6 +123,12 @@ class RandomSystem:
             reg = len(get(self.chan(a))) % 3
         elif op == "alarm":
             put(self.flag, 1)
+        elif op == "note":
+            if seen is not None:
+                seen["adds"].add(self.notes)
+            s[self.notes] = tuple(sorted(set(s[self.notes]) | {p}))
+        elif op == "seen":
+            reg = len(get(self.notes)) % 3
         elif op == "jump":
             if get(self.var(b)) == reg:
                 nxt = a
@@ -129,7 +140,7 @@ class RandomSystem:
         p, pc = event
         op, a, b = self.programs[p][pc]
         local = self.local(p)
-        reads, writes, appends, pops = {local}, {local}, set(), set()
+        reads, writes, appends, pops, adds = {local}, {local}, set(), set(), set()
         guard = {local}
         if op == "set":
             writes.add(self.var(a))
@@ -154,10 +165,14 @@ class RandomSystem:
             reads.add(self.chan(a))
         elif op == "alarm":
             writes.add(self.flag)
+        elif op == "note":
+            adds.add(self.notes)
+        elif op == "seen":
+            reads.add(self.notes)
         elif op == "jump":
             reads.add(self.var(b))
         return Footprint(frozenset(reads), frozenset(writes), frozenset(appends), frozenset(pops),
-                         frozenset(guard))
+                         frozenset(guard), frozenset(adds))
 
     def dormant(self, state: Any) -> list[tuple[int, int]]:
         enabled = set(self.enabled(state))
@@ -168,7 +183,7 @@ class RandomSystem:
 def _program(draw: Any, variables: int, channels: int) -> tuple[tuple[str, int, int], ...]:
     length = draw(st.integers(1, 5))
     loop_at = draw(st.one_of(st.none(), st.integers(0, length - 1)))
-    ops = ["set", "load", "add", "when", "send", "recv", "alarm"]
+    ops = ["set", "load", "add", "when", "send", "recv", "alarm", "note", "seen"]
     if channels == 0:
         ops = [op for op in ops if op not in ("send", "recv")]
     else:
@@ -262,7 +277,8 @@ def test_declared_footprints_cover_what_transitions_really_do(system: RandomSyst
     reachable, _quiet = _graph(system)
     for state in sorted(reachable, key=repr)[:60]:
         for event in system.enabled(state):
-            seen: dict[str, set[int]] = {"reads": set(), "writes": set(), "appends": set(), "pops": set()}
+            seen: dict[str, set[int]] = {"reads": set(), "writes": set(), "appends": set(), "pops": set(),
+                                         "adds": set()}
             after = system.run(state, event, seen)
             assert after == system.apply(state, event)
             fp = system.footprint(state, event)
@@ -270,8 +286,9 @@ def test_declared_footprints_cover_what_transitions_really_do(system: RandomSyst
             assert seen["writes"] <= fp.writes
             assert seen["appends"] <= fp.appends | fp.writes
             assert seen["pops"] <= fp.pops | fp.writes
+            assert seen["adds"] <= fp.adds | fp.writes
             changed = {slot for slot in range(len(state)) if state[slot] != after[slot]}
-            assert changed <= fp.writes | fp.appends | fp.pops
+            assert changed <= fp.writes | fp.appends | fp.pops | fp.adds
 
 
 def test_independent_processes_are_explored_in_one_order() -> None:
@@ -300,6 +317,19 @@ def test_fifo_append_and_pop_commute() -> None:
     assert not dependent(send, recv)
     assert dependent(send, send)  # two appends to one queue: their order shows
     assert dependent(recv, system.footprint(None, (1, 1)))  # two pops
+
+
+def test_adds_commute() -> None:
+    """Two processes adding to one set and then stopping: one order; a reader of the set
+    is dependent on both."""
+    system = RandomSystem(((("note", 0, 0),), (("note", 0, 0),), (("seen", 0, 0),)), 1, 0)
+    note = system.footprint(None, (0, 0))
+    assert not dependent(note, system.footprint(None, (1, 0)))
+    assert dependent(note, system.footprint(None, (2, 0)))
+    full, full_result = _quiescent(system, False)
+    reduced, reduced_result = _quiescent(system, True)
+    assert full == reduced and len(full) == 3  # the reader saw 0, 1 or 2 notes
+    assert reduced_result.stats.unique_states < full_result.stats.unique_states
 
 
 def test_stack_proviso_finds_the_violation_a_cycle_would_ignore() -> None:
