@@ -879,6 +879,31 @@ class Network:
     #: The process of each event, for weak fairness (see :mod:`nice_attendre.models.fairness`).
     fairness_group = staticmethod(process_of)
 
+    # ---- partial-order reduction (the Slotted contract, see models/footprints.py) --------
+
+    def _footprints(self) -> Any:
+        found = self.__dict__.get("_por_footprints")
+        if found is None:
+            from nice_attendre.models.footprints import Footprints
+            found = self.__dict__["_por_footprints"] = Footprints(self)
+        return found
+
+    def footprint(self, state: tuple[int, ...], event: Any) -> Any:
+        """What ``event`` may read, write, append to, pop and add to (see :mod:`nice_attendre.por`)."""
+        return self._footprints().footprint(state, event)
+
+    def dormant(self, state: tuple[int, ...]) -> list[Any]:
+        """Stand-ins for the events not enabled in ``state`` that may be later."""
+        return self._footprints().dormant(state)  # type: ignore[no-any-return]
+
+    def disabled_by(self, state: tuple[int, ...], event: Any) -> frozenset[int]:
+        """For ``event`` not enabled in ``state``: what keeps it disabled (see models/footprints.py)."""
+        return self._footprints().disabled_by(state, event)  # type: ignore[no-any-return]
+
+    def por_unsupported(self) -> str | None:
+        """What of this network partial-order reduction does not support yet, or None."""
+        return self._footprints().unsupported()  # type: ignore[no-any-return]
+
     def apply(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """The state after ``event``; ``state`` is not changed."""
         if self.incremental:

@@ -19,7 +19,10 @@ The contract (:class:`Slotted`):
   enabled;
 * ``dormant(state)`` lists, in a defined order, stand-ins for every event that is not
   enabled in ``state`` but may be in a state reachable from it (an event, or a value standing
-  for a family of them), each with a footprint (through ``footprint``) covering theirs.
+  for a family of them), each with a footprint (through ``footprint``) covering theirs;
+* optionally ``disabled_by(state, event)``, for a dormant event: slots such that it (every event
+  it stands for) stays disabled until one of them changes (a necessary enabling condition:
+  the slots of one condition false in ``state``); by default its footprint's ``guard``.
 
 Two events are *dependent* when a write of one meets anything the other touches, an append
 meets a read or an append, a pop meets a read or a pop, or an add meets anything but an add. An append to a FIFO and a pop from
@@ -45,7 +48,7 @@ whole executions are refused for now.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Hashable, Iterable, Protocol, Sequence
 
 from nice_attendre.property import Expectation, Property
@@ -185,6 +188,7 @@ class Reducer:
         self.full = system.enabled
         self._footprint = system.footprint
         self._dormant = system.dormant
+        self._guard = getattr(system, "disabled_by", None)
         #: States whose set left out at least one enabled event (for reports and tests).
         self.reduced_states = 0
 
@@ -195,7 +199,13 @@ class Reducer:
         dormant = self._dormant(state)
         footprint = self._footprint
         footprints = [footprint(state, event) for event in events]
-        footprints.extend(footprint(state, event) for event in dormant)
+        guard = self._guard
+        if guard is None:
+            footprints.extend(footprint(state, event) for event in dormant)
+        else:
+            for event in dormant:
+                found = footprint(state, event)
+                footprints.append(replace(found, guard=guard(state, event) & (found.reads | found.pops)))
         chosen = stubborn_set(events, dormant, footprints)
         if len(chosen) == len(events):
             return events
