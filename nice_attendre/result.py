@@ -122,6 +122,9 @@ class Result:
     #: search cannot see cycles, so it leaves out the default ``termination`` (and says so in
     #: every report); the verdict is about the properties checked
     unchecked: tuple[tuple[str, str], ...] = ()
+    #: the reduction the search applied (``"partial-order"``: :mod:`nice_attendre.por`; its
+    #: counts are the reduced graph's), or None
+    reduction: str | None = None
 
     @property
     def verdict(self) -> str:

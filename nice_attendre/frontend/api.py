@@ -173,8 +173,14 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            on_checkpoint_error: Callable[[Exception], None] | None = None,
            workers: int = 1, engine: str = "processes", address: str | None = None,
-           shortest: bool = False, partition: str = FINGERPRINT) -> Result:
+           shortest: bool = False, partition: str = FINGERPRINT, por: bool = False) -> Result:
     """Explore ``run``'s network; return the :class:`Result` with ``system`` set.
+
+    With ``por`` the depth-first search explores a stubborn set of events in each state
+    (partial-order reduction, :mod:`nice_attendre.por`; ``result.reduction`` is
+    ``"partial-order"``, the counts are the reduced graph's): not with ``shortest``, workers,
+    Ray or checkpoints, nor with a property it cannot check (:class:`InputError`); the default
+    ``termination`` is then left out and said so (``result.unchecked``).
 
     With ``shortest`` the search is breadth-first in this process (:func:`nice_attendre.breadth_first.bfs`):
     every trace is a shortest one; it cannot be combined with ``workers``/``engine``/checkpoints
@@ -199,6 +205,10 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
     from nice_attendre.frontend import resume as checkpoints
 
     check_engine(workers, engine, address, partition, limits.max_memory)
+    if por:
+        return _reduced(run, limits=limits, keep_going=keep_going, fingerprint=fingerprint, watchdog=watchdog,
+                        progress=progress, checkpoint=checkpoint, resume=resume, workers=workers, engine=engine,
+                        shortest=shortest)
     if shortest:
         from nice_attendre.breadth_first import bfs, check_shortest
 
@@ -241,6 +251,41 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
                  metrics=run.metrics, progress=progress, watchdog=watchdog, checkpoint=save,
                  checkpoint_interval=checkpoint_every, resume=saved)
     return dataclasses.replace(result, system=run.network, sources=run.sources)
+
+
+#: Why a reduced search leaves out the default properties of whole executions.
+POR_UNCHECKED_WHY = "--por does not check properties of whole executions yet"
+
+
+def check_por(workers: int, engine: str, shortest: bool, checkpoint: Any, resume: Any) -> None:
+    """Refuse what partial-order reduction does not support yet (:class:`InputError`)."""
+    if shortest or workers > 1 or engine != "processes":
+        raise InputError("--por: only the one-process depth-first search is reduced yet "
+                         "(not with --shortest, --workers or --engine ray)")
+    if checkpoint is not None or resume is not None:
+        raise InputError("--por: checkpoints of a reduced search are not supported yet (drop --checkpoint/--resume)")
+
+
+def _reduced(run: Run, *, limits: Limits, keep_going: bool, fingerprint: bool, watchdog: Watchdog | None,
+             progress: ProgressCallback | None, checkpoint: Any, resume: Any, workers: int, engine: str,
+             shortest: bool) -> Result:
+    """:func:`search` with ``por``: the depth-first search over stubborn sets."""
+    from nice_attendre.por import unsupported
+    from nice_attendre.property import EXECUTION_EXPECTATIONS
+
+    check_por(workers, engine, shortest, checkpoint, resume)
+    problem = unsupported(run.network)
+    if problem is not None:
+        raise InputError(problem)
+    properties = run.properties
+    unchecked: tuple[tuple[str, str], ...] = ()
+    if not run.named:  # the defaults: leave termination out, and say so
+        unchecked = tuple((p.name, POR_UNCHECKED_WHY) for p in properties if p.expectation in EXECUTION_EXPECTATIONS)
+        properties = tuple(p for p in properties if p.expectation not in EXECUTION_EXPECTATIONS)
+    result = dfs(run.network, properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
+                 metrics=run.metrics, progress=progress, watchdog=watchdog, por=True)
+    return dataclasses.replace(result, system=run.network, sources=run.sources, unchecked=unchecked,
+                               reduction="partial-order")
 
 
 def _warn(exc: Exception) -> None:
@@ -302,7 +347,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
            address: str | None = None, shortest: bool = False, memo: bool | int = True,
-           partition: str = FINGERPRINT) -> Result:
+           partition: str = FINGERPRINT, por: bool = False) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
     ``app`` is a registered name (``"route-flow"``), ``"path/to/file.py:ClassName"``, an
@@ -350,6 +395,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     search; ``max_depth`` is the deepest level); it refuses ``workers`` above 1, ``engine="ray"``,
     ``checkpoint`` and ``resume`` with :class:`~nice_attendre.errors.InputError`.
     ``memo`` memoises transitions (see :func:`build`): faster, the same results.
+    ``por`` reduces the depth-first search by partial-order reduction (see :func:`search`).
 
     A file named by ``app``, ``properties``, ``topology`` or ``scenario`` is loaded as it is
     at this call (edited since an earlier call: afresh), and ``result.sources`` lists each
@@ -369,6 +415,8 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
         from nice_attendre.breadth_first import check_shortest
 
         check_shortest(workers, engine, resume, checkpoint)
+    if por:
+        check_por(workers, engine, shortest, checkpoint, resume)
     if checkpoint is not None:
         check_writable(Path(checkpoint), "checkpoint")
     started = time.monotonic()
@@ -383,7 +431,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
             result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
                             fingerprint=fingerprint, watchdog=watchdog, progress=progress, checkpoint=checkpoint,
                             resume=resume, checkpoint_every=checkpoint_every, workers=workers, engine=engine,
-                            address=address, shortest=shortest, partition=partition)
+                            address=address, shortest=shortest, partition=partition, por=por)
         except StopRequest as stop:  # a limit was reached before the search started (while building)
             watchdog.unbind()  # the limits are off from here: the timer would raise it again
             return not_started(stop.reason, stop.signum, time.monotonic() - started)

@@ -194,6 +194,10 @@ def main(ctx: click.Context, debug: bool) -> None:
 @click.option("--no-memo", is_flag=True,
               help="Run every transition's handlers instead of replaying memoised ones (slower; the same "
                    "results).")
+@click.option("--por", is_flag=True,
+              help="Partial-order reduction: explore one interleaving of independent events (the same "
+                   "quiescent states and verdicts; counts of the reduced graph). Depth-first, one process; "
+                   "leaves the default termination out.")
 @click.pass_context
 def verify(ctx: click.Context, app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
            scenario_file: str | None, sender: str | None,
@@ -204,7 +208,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
            checkpoint_every: float, resume_path: Path | None, no_memo: bool, shortest: bool = False,
-           trace_format: str = "text", trace_path: Path | None = None) -> None:
+           trace_format: str = "text", trace_path: Path | None = None, por: bool = False) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
@@ -232,6 +236,10 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         from nice_attendre.breadth_first import check_shortest
 
         check_shortest(workers, engine, resume_path, checkpoint_path)
+    if por:
+        from nice_attendre.frontend.api import check_por
+
+        check_por(workers, engine, shortest, checkpoint_path, resume_path)
     if checkpoint_path is not None:
         check_writable(checkpoint_path, "--checkpoint")
     if resume_path is not None and not resume_path.is_file():
@@ -256,7 +264,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                             fingerprint=fingerprint, watchdog=watchdog, progress=progress,
                             checkpoint=checkpoint_path, resume=resume_path, checkpoint_every=checkpoint_every,
                             on_checkpoint_error=_checkpoint_warning, workers=workers, engine=engine,
-                            address=address, shortest=shortest, partition=partition)
+                            address=address, shortest=shortest, partition=partition, por=por)
         except StopRequest as stop:  # a limit reached before the search started (importing the app, switch joins)
             watchdog.unbind()  # the limits are off for the report: the timer would stop it too
             result = not_started(stop.reason, stop.signum, time.monotonic() - started)
@@ -287,6 +295,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         if shortest:
             header.append(("search", "breadth-first (--shortest: traces are shortest paths; max depth: "
                                      "the longest shortest path)"))
+        if result.reduction is not None:
+            header.append(("reduction", result.reduction))
         if no_memo:
             header.append(("memo", "off (--no-memo)"))
         if resume_path is not None:
@@ -310,6 +320,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "topology": net.topology.name, "packets": packets,
                                             "traffic": net.scenario.describe(),
                                             "properties": [p.name for p in run.properties],
+                                            "reduction": result.reduction,
                                             "sources": [source.as_json() for source in run.sources]}, narrate)
                 write_atomic(json_path, json.dumps(data, indent=2) + "\n", "--json")
 
