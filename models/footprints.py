@@ -49,6 +49,9 @@ from typing import TYPE_CHECKING, Any, Hashable, Sequence
 from nice_attendre.models.events import (ControllerHandle, ControllerStats, HostAnswer, HostMove, HostReceive, HostSend,
                                          SwitchEntryExpires, SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models import flowtable
+from nice_attendre.models.messages import NO_TIMEOUTS, TABLE, BarrierRequest, FlowMod, PacketOut, PortStatsRequest
+from nice_attendre.models.packet import Flood, GotoTable, Output, ToController
+from nice_attendre.models.protocols.openflow import releases
 from nice_attendre.models.protocols.ties import SwitchChoosesEntry, ordinary
 from nice_attendre.por import Footprint
 
@@ -69,6 +72,10 @@ class Standin:
 
     kind: str
     dpid: int
+
+
+#: The events whose occurrence footprint is observed (see :meth:`Footprints.occurrence`).
+_SWITCH_STEPS = frozenset({SwitchProcessPacket, SwitchProcessCommand, SwitchEntryExpires, SwitchChoosesEntry})
 
 
 def _fp(reads: Any = (), writes: Any = (), appends: Any = (), pops: Any = (), guard: Any = None,
@@ -109,6 +116,10 @@ class Footprints:
         self._sends = {host: first + 2 * index for index, host in enumerate(topo.hosts)}
         self._receives = {host: first + 2 * index + 1 for index, host in enumerate(topo.hosts)}
         self._tying: dict[int, bool] = {}
+        self._occurrences: dict[Any, Footprint] = {}
+        self._bounded: dict[tuple[int, int], Footprint] = {}
+        self._untied: dict[tuple[int, int, int], bool] = {}
+        self._version = getattr(net.protocol, "version", "1.0")
         dormant: list[Hashable] = []
         hosts = net.hosts
         dormant.extend(event for _slot, event, _stream, _length in hosts.senders)
@@ -122,6 +133,8 @@ class Footprints:
         dormant.extend(Standin("expiry", d) for d in topo.switches)
         dormant.extend(Standin("tie", d) for d in topo.switches)
         self._universe = tuple(dormant)
+        #: the producers of every command channel: the controller's events
+        self._feeders = tuple(event for event in self._universe if type(event) in (ControllerHandle, ControllerStats))
 
     def unsupported(self) -> str | None:
         """What about this network partial-order reduction does not support yet, or None."""
@@ -219,6 +232,177 @@ class Footprints:
         # an event this module does not know: it may touch anything
         every = range(len(net.slot_names))
         return _fp(reads=every, writes=every)
+
+    def occurrence(self, state: Sequence[int], event: Hashable) -> Footprint | None:
+        """The footprint of a switch's step from ``state`` (its packet or command step, an
+        expiry, a tie choice), found by running it on a copy of the state that records what
+        it reads, writes and appends to (:class:`~nice_attendre.models.network.MemoTx`);
+        None for the hosts' and the controller's events (their footprints are their own; a
+        controller step is not run twice, as its first call is the one checked for
+        determinism). Cached by the values of the slots its footprint may read."""
+        kind = type(event)
+        if kind not in _SWITCH_STEPS:
+            return None
+        static = self.footprint(state, event)
+        if any(slot >= len(state) for slot in static.reads):
+            return None
+        key = (event, tuple(state[slot] for slot in sorted(static.reads | static.pops)))
+        found = self._occurrences.get(key)
+        if found is None:
+            found = self._occurrences[key] = self._observe(state, event, static)
+        return found
+
+    def _observe(self, state: Sequence[int], event: Hashable, static: Footprint) -> Footprint:
+        from nice_attendre.models.network import MemoTx
+
+        net = self.net
+        tx = MemoTx(net, state)
+        net._handlers[type(event)](tx, event)
+        tracked = tx.s
+        if tracked.opaque:
+            return static
+        written = set(tracked.written)
+        appends = set(tracked.appends)
+        pops = written & static.pops
+        adds = written & static.adds
+        reads = set(tracked.reads) - pops - adds
+        writes = written - pops - adds - appends
+        if not (reads | pops <= static.reads | static.pops and writes <= static.writes | static.pops
+                and appends <= static.appends | static.writes):
+            return static  # outside its declared footprint (a test would say so): keep that
+        return _fp(reads=reads, writes=writes, appends=appends, pops=pops, adds=adds)
+
+    def bounded(self, state: Sequence[int], event: Hashable) -> tuple[Footprint, tuple[Hashable, ...]] | None:
+        """For a switch's command step: a footprint covering its transitions until the
+        controller sends again (the commands now in its channel: a flow-mod that releases no
+        packet only changes the table and may tell the controller of a removed entry; a
+        barrier or statistics request only answers), and the controller's events (the
+        channel's producers) as feeders; None for other events."""
+        if type(event) is not SwitchProcessCommand:
+            return None
+        net = self.net
+        dpid = event.dpid  # type: ignore[attr-defined]
+        slot = net.slot_cmdq[dpid]
+        value = state[slot]
+        key = (dpid, value)
+        found = self._bounded.get(key)
+        if found is None:
+            found = self._bounded[key] = self._commands_footprint(dpid, net.value(state, f"cmdq:{dpid}"))
+        return found, self._feeders
+
+    def _commands_footprint(self, dpid: int, commands: Sequence[Any]) -> Footprint:
+        """What processing ``commands`` at switch ``dpid`` may do (see :meth:`bounded`): a
+        flow-mod changes the table (a delete may tell the controller of removed entries); a
+        packet-out, or a flow-mod that releases a buffered packet, sends the packet where its
+        actions say (an output to a port: that link; a flood: every link; to the controller:
+        its channel), reading and writing the buffer; a barrier or statistics request answers
+        on the controller channel. Anything else (an output to the table, a goto, another
+        message): the command step's own footprint."""
+        net = self.net
+        own, _out = self._switch(dpid)
+        table, buffer, ctrlq = net.slot_table[dpid], net.slot_buffer[dpid], net.slot_ctrlq[dpid]
+        static = self.footprint(None, SwitchProcessCommand(dpid))  # type: ignore[arg-type]
+        reads, writes, appends = set(), set(), set()
+        for msg in commands:
+            kind = type(msg)
+            if kind is FlowMod:
+                reads.add(table)
+                writes.add(table)
+                if msg.command in ("delete", "delete-strict"):
+                    appends.add(ctrlq)
+                if not releases(msg):
+                    continue
+                actions = msg.actions if self._version != "1.3" else None
+            elif kind is PacketOut:
+                actions = msg.actions
+            elif kind is BarrierRequest or kind is PortStatsRequest:
+                appends.add(ctrlq)
+                continue
+            else:
+                return static
+            sent = self._sent_by(dpid, actions)
+            if sent is None:
+                return static
+            reads |= own | self._wheres
+            writes.add(buffer)
+            appends |= sent
+        queue = net.slot_cmdq[dpid]
+        return _fp(reads=reads, writes=writes, appends=appends, pops=(queue,), guard=(queue,), adds=self._adds)
+
+    def _sent_by(self, dpid: int, actions: Sequence[Any] | None) -> set[int] | None:
+        """Where applying ``actions`` at switch ``dpid`` may put a packet, or None when they
+        may go through the table again (or are unknown)."""
+        if actions is None:
+            return None
+        net = self.net
+        sent: set[int] = set()
+        for action in actions:
+            kind = type(action)
+            if kind is Output:
+                if action.port not in net.topology.ports[dpid]:
+                    if action.port == TABLE:
+                        return None
+                    continue  # no such port: dropped (a black hole's alert)
+                sent |= self._at_port(dpid, action.port)
+            elif kind is Flood:
+                sent |= self._outputs[dpid]
+            elif kind is ToController:
+                sent.add(net.slot_ctrlq[dpid])
+            elif kind is GotoTable:
+                return None
+        return sent
+
+    def _at_port(self, dpid: int, port: int) -> set[int]:
+        """The queues a packet sent out of ``dpid``:``port`` may enter."""
+        net = self.net
+        found = set()
+        peer = net.topology.links.get((dpid, port))
+        if peer is not None:
+            found.add(net.slot_inbox[peer.node] if peer.is_host else net.slot_port[(peer.node, peer.port)])
+        for host in net.mobile:
+            if (dpid, port) in self._places[host]:
+                found.add(net.slot_inbox[host])
+        return found
+
+    def enablers(self, state: Sequence[int], event: Hashable) -> tuple[Hashable, ...] | None:
+        """For a switch's tie choices, dormant: when neither its table nor the entries the
+        flow-mods in its channel add could tie, only new commands can make a tie (the
+        controller's events); for its expiries (of entries not in its table: the enabled
+        ones are events of their own), when no flow-mod in its channel adds an entry with
+        a timeout, only new commands can; None otherwise (the writers of its guard)."""
+        if type(event) is not Standin:
+            return None
+        net = self.net
+        dpid = event.dpid  # type: ignore[attr-defined]
+        if event.kind == "expiry":  # type: ignore[attr-defined]
+            # expiries are named by their entry's index: with no entry with a timeout in the
+            # table, the first can only come from a flow-mod in the channel or a command still
+            # to come
+            if any(entry.timeouts is not None for entry in net.interned(net.slot_table[dpid])[state[net.slot_table[dpid]]]):
+                return None
+            if any(type(msg) is FlowMod and msg.command == "add" and msg.timeouts != NO_TIMEOUTS
+                   for msg in net.value(state, f"cmdq:{dpid}")):
+                return None
+            return self._feeders
+        key = (dpid, state[net.slot_table[dpid]], state[net.slot_cmdq[dpid]])
+        found = self._untied.get(key)
+        if found is None:
+            entries = list(net.interned(net.slot_table[dpid])[key[1]])
+            for msg in net.value(state, f"cmdq:{dpid}"):
+                if type(msg) is FlowMod:
+                    if msg.command not in ("add", "modify-or-add", "delete", "delete-strict"):
+                        entries = []  # a modify: not worked out here
+                        found = False
+                        break
+                    if msg.command[0] != "d":
+                        entries.append(flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions))
+            else:
+                found = not any(a.table_id == b.table_id and a.neg_priority == b.neg_priority
+                                and flowtable.behaviour(a) != flowtable.behaviour(b)
+                                and flowtable.overlap(a.match, b.match)
+                                for i, a in enumerate(entries) for b in entries[i + 1:])
+            self._untied[key] = found
+        return self._feeders if found else None
 
     def host_parts(self, host: str) -> tuple[int, int]:
         """The two locations of ``host``'s slot: what it sends, what it receives."""

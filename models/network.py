@@ -896,6 +896,20 @@ class Network:
         """Stand-ins for the events not enabled in ``state`` that may be later."""
         return self._footprints().dormant(state)  # type: ignore[no-any-return]
 
+    def occurrence(self, state: tuple[int, ...], event: Any) -> Any:
+        """The footprint of ``event``'s transition from ``state``, or None (see models/footprints.py)."""
+        return self._footprints().occurrence(state, event)
+
+    def bounded(self, state: tuple[int, ...], event: Any) -> Any:
+        """A footprint of ``event`` until its feeders happen, and its feeders, or None (see
+        models/footprints.py)."""
+        return self._footprints().bounded(state, event)
+
+    def enablers(self, state: tuple[int, ...], event: Any) -> Any:
+        """The events one of which must happen before dormant ``event`` can, or None (see
+        models/footprints.py)."""
+        return self._footprints().enablers(state, event)
+
     def disabled_by(self, state: tuple[int, ...], event: Any) -> frozenset[int]:
         """For ``event`` not enabled in ``state``: what keeps it disabled (see models/footprints.py)."""
         return self._footprints().disabled_by(state, event)  # type: ignore[no-any-return]

@@ -20,20 +20,35 @@ The contract (:class:`Slotted`):
 * ``dormant(state)`` lists, in a defined order, stand-ins for every event that is not
   enabled in ``state`` but may be in a state reachable from it (an event, or a value standing
   for a family of them), each with a footprint (through ``footprint``) covering theirs;
+* optionally ``occurrence(state, event)``, for an enabled event: the footprint of its one
+  transition from ``state`` (what that transition reads: it would do the same in any state
+  that agrees on those slots and on the heads of the queues it pops; what it writes, appends
+  to, pops and adds to), or None (its ``footprint`` then); a subset of its footprint;
+* optionally ``bounded(state, event)``: ``(footprint, feeders)``, a footprint covering every
+  transition of ``event`` on every path from ``state`` on which none of the ``feeders``
+  (events, enabled or dormant in ``state``) happens (a FIFO's consumer: its queue's items now,
+  the producers of the queue as feeders), or None;
+* optionally ``enablers(state, event)``, for a dormant event: the events (enabled or
+  dormant in ``state``) one of which must happen before it can be enabled, or None (its
+  guard's writers then);
 * optionally ``disabled_by(state, event)``, for a dormant event: slots such that it (every event
   it stands for) stays disabled until one of them changes (a necessary enabling condition:
   the slots of one condition false in ``state``); by default its footprint's ``guard``.
 
 Two events are *dependent* when a write of one meets anything the other touches, an append
-meets a read or an append, a pop meets a read or a pop, or an add meets anything but an add. An append to a FIFO and a pop from
-it are independent: a pop happens only while the queue holds an item, and then it takes the
-head whatever is appended behind it.
+meets a read or an append, a pop meets a read or a pop, or an add meets anything but an add.
+An append to a FIFO and a pop from it are independent: a pop happens only while the queue
+holds an item, and then it takes the head whatever is appended behind it.
 
 The stubborn set of a state (:func:`stubborn_set`) starts from one enabled event and closes:
-an enabled member brings every event dependent on it (enabled or dormant), a disabled member
-every event that may enable it (writes, appends to or pops from a slot of its guard). Each
-enabled event is tried as the seed; the set with the fewest enabled events wins (the first in
-``enabled`` order on a tie), so the result depends on the state only. Such a set satisfies
+an enabled member brings every event whose footprint is dependent on its occurrence's (only
+that transition of a member is moved before the others: Valmari's D1), enabled or dormant,
+a disabled member every event that may enable it (writes, appends to or pops from a slot of
+its guard). An event with a bounded footprint whose feeders are all members already is
+brought only if its bounded footprint is: no feeder happens before a member does, so its
+transitions until then are bounded. Each enabled event is tried as the seed; the set with
+the fewest enabled events wins (the first in ``enabled`` order on a tie), so the result
+depends on the state only. Such a set satisfies
 Valmari's conditions D0, D1 and D2 for every enabled member (all are key events), which
 preserve every reachable quiescent state (deadlock) and the existence of an infinite
 execution.
@@ -49,6 +64,7 @@ whole executions are refused for now.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import Any, Hashable, Iterable, Protocol, Sequence
 
 from nice_attendre.property import Expectation, Property
@@ -109,10 +125,23 @@ class Slotted(Protocol):
         ...
 
 
+def _pulls(fp: Footprint, other: Footprint, enabled: bool) -> bool:
+    """Whether a member with footprint ``fp`` (its occurrence's when ``enabled``, else its
+    guard matters) must bring an event with footprint ``other``."""
+    if enabled:
+        return dependent(fp, other)
+    return bool(fp.guarded & (other.writes | other.appends | other.pops | other.adds))
+
+
 def stubborn_set(enabled: Sequence[Hashable], dormant: Sequence[Hashable],
-                 footprints: Sequence[Footprint]) -> list[int]:
+                 footprints: Sequence[Footprint], current: Sequence[Footprint] | None = None,
+                 bounded: Sequence[tuple[Footprint, Sequence[int]] | None] | None = None,
+                 enablers: Sequence[Sequence[int] | None] | None = None) -> list[int]:
     """The indices, ascending, of the enabled events of the smallest stubborn set (see the
-    module docstring); ``footprints`` are those of ``enabled`` then ``dormant``."""
+    module docstring); ``footprints`` are those of ``enabled`` then ``dormant``, ``current``
+    those of the enabled events' occurrences (default: their footprints), ``bounded`` each
+    event's bounded footprint and its feeders' indices, or None; ``enablers`` the dormant
+    events' explicit enablers (by index, in ``dormant`` order), or None."""
     count = len(enabled)
     if count <= 1:
         return list(range(count))
@@ -132,9 +161,9 @@ def stubborn_set(enabled: Sequence[Hashable], dormant: Sequence[Hashable],
         found = neighbours.get(index)
         if found is not None:
             return found
-        fp = footprints[index]
+        fp = footprints[index] if current is None or index >= count else current[index]
         found = set()
-        if index < count:  # enabled: every event that may be dependent on it
+        if index < count:  # enabled: every event that may be dependent on its occurrence
             for slot in fp.writes:
                 for table in (readers, writers, appenders, poppers, adders):
                     found.update(table.get(slot, ()))
@@ -150,6 +179,8 @@ def stubborn_set(enabled: Sequence[Hashable], dormant: Sequence[Hashable],
             for slot in fp.adds:
                 for table in (readers, writers, appenders, poppers):
                     found.update(table.get(slot, ()))
+        elif enablers is not None and enablers[index - count] is not None:  # disabled: its own enablers
+            found.update(enablers[index - count])  # type: ignore[arg-type]
         else:  # disabled: every event that may enable it
             for slot in fp.guarded:
                 for table in (writers, appenders, poppers, adders):
@@ -164,13 +195,36 @@ def stubborn_set(enabled: Sequence[Hashable], dormant: Sequence[Hashable],
         members = {seed}
         work = [seed]
         members_enabled = 1
-        while work and members_enabled < best_count:
-            for other in around(work.pop()):
-                if other not in members:
+        # events a member brings by their footprint but not by their bounded one: left out
+        # while their feeders are all members (checked again once the work is done, as the
+        # set grows), brought otherwise
+        pending: set[int] = set()
+        while members_enabled < best_count:
+            while work and members_enabled < best_count:
+                member = work.pop()
+                for other in around(member):
+                    if other in members:
+                        continue
+                    if bounded is not None and bounded[other] is not None:
+                        own = footprints[member] if current is None or member >= count else current[member]
+                        if not _pulls(own, bounded[other][0], member < count):  # type: ignore[index]
+                            pending.add(other)
+                            continue
                     members.add(other)
                     work.append(other)
                     if other < count:
                         members_enabled += 1
+            if members_enabled >= best_count:
+                break  # no better than the best: given up
+            brought = sorted(other for other in pending if other not in members
+                             and not all(feeder in members for feeder in bounded[other][1]))  # type: ignore[index]
+            if not brought:
+                break
+            for other in brought:
+                members.add(other)
+                work.append(other)
+                if other < count:
+                    members_enabled += 1
         if members_enabled < best_count:
             best, best_count = members, members_enabled
             if best_count == 1:
@@ -189,6 +243,9 @@ class Reducer:
         self._footprint = system.footprint
         self._dormant = system.dormant
         self._guard = getattr(system, "disabled_by", None)
+        self._occurrence = getattr(system, "occurrence", None)
+        self._bounded = getattr(system, "bounded", None)
+        self._enablers = getattr(system, "enablers", None)
         #: States whose set left out at least one enabled event (for reports and tests).
         self.reduced_states = 0
 
@@ -206,7 +263,30 @@ class Reducer:
             for event in dormant:
                 found = footprint(state, event)
                 footprints.append(replace(found, guard=guard(state, event) & (found.reads | found.pops)))
-        chosen = stubborn_set(events, dormant, footprints)
+        current = None
+        occurrence = self._occurrence
+        if occurrence is not None:
+            current = []
+            for index, event in enumerate(events):
+                found = occurrence(state, event)
+                current.append(footprints[index] if found is None else found)
+        bounded = enablers = None
+        where = {event: index for index, event in enumerate(events)}
+        where.update((event, len(events) + index) for index, event in enumerate(dormant))
+        if self._enablers is not None:
+            enablers = []
+            for event in dormant:
+                found = self._enablers(state, event)
+                enablers.append(None if found is None else [where[other] for other in found])
+        if self._bounded is not None:
+            bounded = []
+            for event in chain(events, dormant):
+                found = self._bounded(state, event)
+                if found is None:
+                    bounded.append(None)
+                else:
+                    bounded.append((found[0], [where[feeder] for feeder in found[1]]))
+        chosen = stubborn_set(events, dormant, footprints, current, bounded, enablers)
         if len(chosen) == len(events):
             return events
         self.reduced_states += 1

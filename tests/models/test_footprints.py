@@ -28,7 +28,7 @@ SCENARIOS = [
     ("mac-learning", "linear:2", 1, {"bug": "host-unreachable"}),
     ("energy-te", None, 1, {}),
     (f"{DATA}/timeout_routing.py:TimeoutRouting", "linear:2", 1, {}),
-    (f"{DATA}/equal_priority.py:MirrorEth", "linear:2", 1, {}),
+    (f"{DATA}/equal_priority.py:MirrorEth", None, 1, {}),
 ]
 
 PROPERTIES = ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "delivery"]
@@ -146,4 +146,61 @@ def test_dormant_events_stay_disabled_until_their_guard_changes(app: str, topolo
                 # siblings: the stand-in covers the others)
                 assert _family(net, after, dormant) <= before, (dormant, event)
                 checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize("app, topology, packets, options", SCENARIOS)
+def test_command_steps_stay_within_their_bounded_footprint(app: str, topology: str | None, packets: int,
+                                                           options: dict[str, Any]) -> None:
+    """A switch processing every command now in its channel, one after the other (no new
+    command in between: the controller's events are the feeders), stays within the bounded
+    footprint of the first state."""
+    net = _network(app, topology, packets, options)
+    checked = 0
+    for state in _states(net, 1500):
+        for event in net.enabled(state):
+            found = net.bounded(state, event)
+            if found is None:
+                continue
+            fp, feeders = found
+            assert feeders and all(type(f).__name__.startswith("Controller") for f in feeders)
+            current = state
+            while event in net.enabled(current):
+                tx = MemoTx(net, current)
+                net._handlers[type(event)](tx, event)
+                tracked = tx.s
+                for slot in tracked.reads:
+                    assert slot in fp.reads | fp.pops, (event, net.slot_names[slot], "read")
+                for slot in tracked.written:
+                    allowed = fp.appends | fp.writes if slot in tracked.appends else fp.writes | fp.pops | fp.adds
+                    assert slot in allowed, (event, net.slot_names[slot], "written")
+                current = net.apply(current, event)
+                checked += 1
+    assert checked > 0
+
+
+def _unchanged(net: Any, state: Any, dormant: Any, event: Any) -> bool:
+    """Whether ``event`` may be left out of what may enable ``dormant`` in ``state``."""
+    explicit = net.enablers(state, dormant)
+    if explicit is not None:
+        return event not in explicit
+    guard = net.disabled_by(state, dormant)
+    fp = net.footprint(state, event)
+    return not guard & (fp.writes | fp.appends | fp.pops | fp.adds)
+
+
+@pytest.mark.parametrize("app, topology, packets, options", SCENARIOS)
+def test_dormant_events_stay_disabled_without_their_enablers(app: str, topology: str | None, packets: int,
+                                                             options: dict[str, Any]) -> None:
+    """A dormant event (or one its stand-in stands for) is not enabled by an event its
+    explicit enablers (or its guard's writers) leave out."""
+    net = _network(app, topology, packets, options)
+    checked = 0
+    for state in _states(net, 800):
+        for dormant in net.dormant(state):
+            before = _family(net, state, dormant)
+            for event in net.enabled(state):
+                if _unchanged(net, state, dormant, event):
+                    assert _family(net, net.apply(state, event), dormant) <= before, (dormant, event)
+                    checked += 1
     assert checked > 0
