@@ -888,6 +888,9 @@ class Network:
             found = self.__dict__["_por_footprints"] = Footprints(self)
         return found
 
+    #: The footprints are the same in every state (see models/footprints.py).
+    static_footprints = True
+
     def footprint(self, state: tuple[int, ...], event: Any) -> Any:
         """What ``event`` may read, write, append to, pop and add to (see :mod:`nice_attendre.por`)."""
         return self._footprints().footprint(state, event)

@@ -133,28 +133,32 @@ def _pulls(fp: Footprint, other: Footprint, enabled: bool) -> bool:
     return bool(fp.guarded & (other.writes | other.appends | other.pops | other.adds))
 
 
+def slot_index(footprints: Sequence[Footprint]) -> tuple[dict[int, list[int]], ...]:
+    """Per kind of access (reads, writes, appends, pops, adds), each slot's events (indices
+    into ``footprints``)."""
+    tables: tuple[dict[int, list[int]], ...] = ({}, {}, {}, {}, {})
+    for position, fp in enumerate(footprints):
+        for table, slots in zip(tables, (fp.reads, fp.writes, fp.appends, fp.pops, fp.adds)):
+            for slot in slots:
+                table.setdefault(slot, []).append(position)
+    return tables
+
+
 def stubborn_set(enabled: Sequence[Hashable], dormant: Sequence[Hashable],
                  footprints: Sequence[Footprint], current: Sequence[Footprint] | None = None,
                  bounded: Sequence[tuple[Footprint, Sequence[int]] | None] | None = None,
-                 enablers: Sequence[Sequence[int] | None] | None = None) -> list[int]:
+                 enablers: Sequence[Sequence[int] | None] | None = None,
+                 tables: tuple[dict[int, list[int]], ...] | None = None) -> list[int]:
     """The indices, ascending, of the enabled events of the smallest stubborn set (see the
     module docstring); ``footprints`` are those of ``enabled`` then ``dormant``, ``current``
     those of the enabled events' occurrences (default: their footprints), ``bounded`` each
     event's bounded footprint and its feeders' indices, or None; ``enablers`` the dormant
-    events' explicit enablers (by index, in ``dormant`` order), or None."""
+    events' explicit enablers (by index, in ``dormant`` order), or None; ``tables`` the
+    :func:`slot_index` of ``footprints``, when known."""
     count = len(enabled)
     if count <= 1:
         return list(range(count))
-    readers: dict[int, list[int]] = {}
-    writers: dict[int, list[int]] = {}
-    appenders: dict[int, list[int]] = {}
-    poppers: dict[int, list[int]] = {}
-    adders: dict[int, list[int]] = {}
-    for index, fp in enumerate(footprints):
-        for table, slots in ((readers, fp.reads), (writers, fp.writes), (appenders, fp.appends),
-                             (poppers, fp.pops), (adders, fp.adds)):
-            for slot in slots:
-                table.setdefault(slot, []).append(index)
+    readers, writers, appenders, poppers, adders = slot_index(footprints) if tables is None else tables
     neighbours: dict[int, set[int]] = {}
 
     def around(index: int) -> set[int]:
@@ -248,6 +252,11 @@ class Reducer:
         self._enablers = getattr(system, "enablers", None)
         #: States whose set left out at least one enabled event (for reports and tests).
         self.reduced_states = 0
+        #: With footprints that are the same in every state (``static_footprints``), the
+        #: index of the footprints of each list of events met (see :func:`slot_index`).
+        self._tables: dict[tuple[Hashable, ...], tuple[dict[int, list[int]], ...]] | None = (
+            {} if getattr(system, "static_footprints", False) is True else None)
+        self._guarded: dict[tuple[Hashable, frozenset[int]], Footprint] = {}
 
     def __call__(self, state: Any) -> Sequence[Hashable]:
         events = self.full(state)
@@ -257,12 +266,20 @@ class Reducer:
         footprint = self._footprint
         footprints = [footprint(state, event) for event in events]
         guard = self._guard
+        explicit = self._enablers
         if guard is None:
             footprints.extend(footprint(state, event) for event in dormant)
         else:
+            guarded = self._guarded
             for event in dormant:
                 found = footprint(state, event)
-                footprints.append(replace(found, guard=guard(state, event) & (found.reads | found.pops)))
+                if explicit is None or explicit(state, event) is None:
+                    key = (event, guard(state, event))
+                    narrowed = guarded.get(key)
+                    if narrowed is None:
+                        narrowed = guarded[key] = replace(found, guard=key[1] & (found.reads | found.pops))
+                    found = narrowed
+                footprints.append(found)
         current = None
         occurrence = self._occurrence
         if occurrence is not None:
@@ -286,7 +303,15 @@ class Reducer:
                     bounded.append(None)
                 else:
                     bounded.append((found[0], [where[feeder] for feeder in found[1]]))
-        chosen = stubborn_set(events, dormant, footprints, current, bounded, enablers)
+        tables = None
+        if self._tables is not None:
+            key = (*events, None, *dormant)
+            tables = self._tables.get(key)
+            if tables is None:
+                if len(self._tables) >= 4096:
+                    self._tables.clear()
+                tables = self._tables[key] = slot_index(footprints)
+        chosen = stubborn_set(events, dormant, footprints, current, bounded, enablers, tables)
         if len(chosen) == len(events):
             return events
         self.reduced_states += 1
