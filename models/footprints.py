@@ -153,10 +153,10 @@ class Footprints:
             return f"--por does not support the {history[0]} property yet (its monitor keeps history)"
         return None
 
-    def dormant(self, state: Sequence[int]) -> list[Hashable]:
-        """Every event of the network that is not enabled in ``state``, and the stand-ins."""
-        enabled = set(self.net.enabled(state))
-        return [event for event in self._universe if event not in enabled]
+    def dormant(self, state: Sequence[int], enabled: Sequence[Hashable]) -> list[Hashable]:
+        """Every event of the network that is not among ``enabled`` (``state``'s), and the stand-ins."""
+        found = set(enabled)
+        return [event for event in self._universe if event not in found]
 
     def footprint(self, state: Sequence[int], event: Hashable) -> Footprint:
         """``event``'s footprint (the same in every state)."""

@@ -895,9 +895,13 @@ class Network:
         """What ``event`` may read, write, append to, pop and add to (see :mod:`nice_attendre.por`)."""
         return self._footprints().footprint(state, event)
 
-    def dormant(self, state: tuple[int, ...]) -> list[Any]:
-        """Stand-ins for the events not enabled in ``state`` that may be later."""
-        return self._footprints().dormant(state)  # type: ignore[no-any-return]
+    def dormant(self, state: tuple[int, ...], enabled: Any) -> list[Any]:
+        """Stand-ins for the events not enabled in ``state`` (``enabled``) that may be later."""
+        return self._footprints().dormant(state, enabled)  # type: ignore[no-any-return]
+
+    def por_model(self) -> Any:
+        """The object holding this network's footprints (see models/footprints.py)."""
+        return self._footprints()
 
     def occurrence(self, state: tuple[int, ...], event: Any) -> Any:
         """The footprint of ``event``'s transition from ``state``, or None (see models/footprints.py)."""

@@ -17,8 +17,8 @@ The contract (:class:`Slotted`):
   at: two adds in either order give the same value);
   ``guard`` (by default ``reads | pops``) the slots whose values decide whether it is
   enabled;
-* ``dormant(state)`` lists, in a defined order, stand-ins for every event that is not
-  enabled in ``state`` but may be in a state reachable from it (an event, or a value standing
+* ``dormant(state, enabled)`` lists, in a defined order, stand-ins for every event that is
+  not enabled in ``state`` (``enabled``: its enabled events) but may be in a state reachable from it (an event, or a value standing
   for a family of them), each with a footprint (through ``footprint``) covering theirs;
 * optionally ``occurrence(state, event)``, for an enabled event: the footprint of its one
   transition from ``state`` (what that transition reads: it would do the same in any state
@@ -120,8 +120,9 @@ class Slotted(Protocol):
         """What ``event`` may do in ``state`` and in every state reachable from it."""
         ...
 
-    def dormant(self, state: Any) -> Sequence[Hashable]:
-        """Stand-ins for the events not enabled in ``state`` that may become enabled later."""
+    def dormant(self, state: Any, enabled: Sequence[Hashable]) -> Sequence[Hashable]:
+        """Stand-ins for the events not enabled in ``state`` (its enabled events: ``enabled``)
+        that may become enabled later."""
         ...
 
 
@@ -244,12 +245,14 @@ class Reducer:
 
     def __init__(self, system: Slotted) -> None:
         self.full = system.enabled
-        self._footprint = system.footprint
-        self._dormant = system.dormant
-        self._guard = getattr(system, "disabled_by", None)
-        self._occurrence = getattr(system, "occurrence", None)
-        self._bounded = getattr(system, "bounded", None)
-        self._enablers = getattr(system, "enablers", None)
+        # a system may keep its footprints in an object of their own (``por_model()``)
+        model = system.por_model() if callable(getattr(system, "por_model", None)) else system  # type: ignore[attr-defined]
+        self._footprint = model.footprint
+        self._dormant = model.dormant
+        self._guard = getattr(model, "disabled_by", None)
+        self._occurrence = getattr(model, "occurrence", None)
+        self._bounded = getattr(model, "bounded", None)
+        self._enablers = getattr(model, "enablers", None)
         #: States whose set left out at least one enabled event (for reports and tests).
         self.reduced_states = 0
         #: With footprints that are the same in every state (``static_footprints``), the
@@ -262,18 +265,19 @@ class Reducer:
         events = self.full(state)
         if len(events) <= 1:
             return events
-        dormant = self._dormant(state)
+        dormant = self._dormant(state, events)
         footprint = self._footprint
         footprints = [footprint(state, event) for event in events]
         guard = self._guard
         explicit = self._enablers
+        named = [None] * len(dormant) if explicit is None else [explicit(state, event) for event in dormant]
         if guard is None:
             footprints.extend(footprint(state, event) for event in dormant)
         else:
             guarded = self._guarded
-            for event in dormant:
+            for position, event in enumerate(dormant):
                 found = footprint(state, event)
-                if explicit is None or explicit(state, event) is None:
+                if named[position] is None:
                     key = (event, guard(state, event))
                     narrowed = guarded.get(key)
                     if narrowed is None:
@@ -290,11 +294,8 @@ class Reducer:
         bounded = enablers = None
         where = {event: index for index, event in enumerate(events)}
         where.update((event, len(events) + index) for index, event in enumerate(dormant))
-        if self._enablers is not None:
-            enablers = []
-            for event in dormant:
-                found = self._enablers(state, event)
-                enablers.append(None if found is None else [where[other] for other in found])
+        if explicit is not None:
+            enablers = [None if found is None else [where[other] for other in found] for found in named]
         if self._bounded is not None:
             bounded = []
             for event in chain(events, dormant):

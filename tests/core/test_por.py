@@ -174,8 +174,8 @@ class RandomSystem:
         return Footprint(frozenset(reads), frozenset(writes), frozenset(appends), frozenset(pops),
                          frozenset(guard), frozenset(adds))
 
-    def dormant(self, state: Any) -> list[tuple[int, int]]:
-        enabled = set(self.enabled(state))
+    def dormant(self, state: Any, enabled: Any) -> list[tuple[int, int]]:
+        enabled = set(enabled)
         return [(p, pc) for p, program in enumerate(self.programs) for pc in range(len(program))
                 if (p, pc) not in enabled]
 

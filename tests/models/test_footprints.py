@@ -134,7 +134,7 @@ def test_dormant_events_stay_disabled_until_their_guard_changes(app: str, topolo
     net = _network(app, topology, packets, options)
     checked = 0
     for state in _states(net, 800):
-        for dormant in net.dormant(state):
+        for dormant in net.dormant(state, net.enabled(state)):
             guard = net.disabled_by(state, dormant)
             before = _family(net, state, dormant)
             for event in net.enabled(state):
@@ -197,7 +197,7 @@ def test_dormant_events_stay_disabled_without_their_enablers(app: str, topology:
     net = _network(app, topology, packets, options)
     checked = 0
     for state in _states(net, 800):
-        for dormant in net.dormant(state):
+        for dormant in net.dormant(state, net.enabled(state)):
             before = _family(net, state, dormant)
             for event in net.enabled(state):
                 if _unchanged(net, state, dormant, event):
