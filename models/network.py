@@ -879,6 +879,52 @@ class Network:
     #: The process of each event, for weak fairness (see :mod:`nice_attendre.models.fairness`).
     fairness_group = staticmethod(process_of)
 
+    # ---- partial-order reduction (the Slotted contract, see models/footprints.py) --------
+
+    def _footprints(self) -> Any:
+        found = self.__dict__.get("_por_footprints")
+        if found is None:
+            from nice_attendre.models.footprints import Footprints
+            found = self.__dict__["_por_footprints"] = Footprints(self)
+        return found
+
+    #: The footprints are the same in every state (see models/footprints.py).
+    static_footprints = True
+
+    def footprint(self, state: tuple[int, ...], event: Any) -> Any:
+        """What ``event`` may read, write, append to, pop and add to (see :mod:`nice_attendre.por`)."""
+        return self._footprints().footprint(state, event)
+
+    def dormant(self, state: tuple[int, ...], enabled: Any) -> list[Any]:
+        """Stand-ins for the events not enabled in ``state`` (``enabled``) that may be later."""
+        return self._footprints().dormant(state, enabled)  # type: ignore[no-any-return]
+
+    def por_model(self) -> Any:
+        """The object holding this network's footprints (see models/footprints.py)."""
+        return self._footprints()
+
+    def occurrence(self, state: tuple[int, ...], event: Any) -> Any:
+        """The footprint of ``event``'s transition from ``state``, or None (see models/footprints.py)."""
+        return self._footprints().occurrence(state, event)
+
+    def bounded(self, state: tuple[int, ...], event: Any) -> Any:
+        """A footprint of ``event`` until its feeders happen, and its feeders, or None (see
+        models/footprints.py)."""
+        return self._footprints().bounded(state, event)
+
+    def enablers(self, state: tuple[int, ...], event: Any) -> Any:
+        """The events one of which must happen before dormant ``event`` can, or None (see
+        models/footprints.py)."""
+        return self._footprints().enablers(state, event)
+
+    def disabled_by(self, state: tuple[int, ...], event: Any) -> frozenset[int]:
+        """For ``event`` not enabled in ``state``: what keeps it disabled (see models/footprints.py)."""
+        return self._footprints().disabled_by(state, event)  # type: ignore[no-any-return]
+
+    def por_unsupported(self) -> str | None:
+        """What of this network partial-order reduction does not support yet, or None."""
+        return self._footprints().unsupported()  # type: ignore[no-any-return]
+
     def apply(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """The state after ``event``; ``state`` is not changed."""
         if self.incremental:

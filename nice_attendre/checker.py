@@ -18,6 +18,7 @@ from nice_attendre.errors import InputError, ModelError, StopRequest, escaped
 from nice_attendre.fingerprint import fingerprint_functions, keyed_functions, peek_functions
 from nice_attendre.fair_cycles import Unfair, group_of
 from nice_attendre.lasso import eventually_reason, settled, termination_reason
+from nice_attendre.por import Reducer, refusal, unsupported
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.system import System
@@ -158,7 +159,7 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
         metrics: Iterable[Metric] = (), progress: ProgressCallback | None = None,
         progress_interval: float = 0.5, watchdog: Watchdog | None = None,
         checkpoint: CheckpointCallback | None = None, checkpoint_interval: float = 60.0,
-        resume: SearchState | None = None) -> Result:
+        resume: SearchState | None = None, por: bool = False) -> Result:
     """Explore every state reachable in ``system`` depth-first; check ``properties``.
 
     Events are explored in the order ``enabled`` returns them, so counts and traces are
@@ -190,15 +191,22 @@ def dfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
     save the state at once (it is the live search). ``resume`` continues a saved search of
     the same system and properties: the final counts and verdicts are those of an
     uninterrupted search.
+
+    With ``por`` the search explores, in each state, the enabled events of a stubborn set
+    (:mod:`nice_attendre.por`; the system must declare footprints) and expands a state fully
+    when one of its reduced successors is on the stack (the stack proviso): every quiescent
+    state and a violation of every stable property that the full search reaches are reached,
+    and the counts are those of the reduced graph. Properties the reduction cannot check
+    (:func:`nice_attendre.por.refusal`) raise :class:`~nice_attendre.errors.InputError`.
     """
     if watchdog is None:
         guard = getattr(system, "guard", None)
         with Watchdog(guard=guard if isinstance(guard, CallGuard) else None, max_seconds=limits.max_seconds,
                       max_memory=limits.max_memory) as own:
             return _dfs(system, properties, limits, keep_going, fingerprint, metrics, progress,
-                        progress_interval, own, checkpoint, checkpoint_interval, resume)
+                        progress_interval, own, checkpoint, checkpoint_interval, resume, por)
     return _dfs(system, properties, limits, keep_going, fingerprint, metrics, progress, progress_interval,
-                watchdog, checkpoint, checkpoint_interval, resume)
+                watchdog, checkpoint, checkpoint_interval, resume, por)
 
 
 def _running_search(frame: FrameType | None) -> tuple[Stats, tuple[Discovery, ...]] | None:
@@ -222,8 +230,12 @@ def _running_search(frame: FrameType | None) -> tuple[Stats, tuple[Discovery, ..
 def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], limits: Limits, keep_going: bool,
          fingerprint: bool, metrics: Iterable[Metric], progress: ProgressCallback | None,
          progress_interval: float, watchdog: Watchdog, checkpoint: CheckpointCallback | None,
-         checkpoint_interval: float, resume: SearchState | None) -> Result:
+         checkpoint_interval: float, resume: SearchState | None, por: bool = False) -> Result:
     props = tuple(properties)
+    if por:
+        problem = unsupported(system) or refusal(props)
+        if problem is not None:
+            raise InputError(problem)
     always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
     at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
     on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
@@ -269,6 +281,9 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
     next_checkpoint = start + checkpoint_interval
 
     enabled = system.enabled
+    full_enabled = enabled
+    if por:
+        enabled = Reducer(system)  # type: ignore[arg-type]
     apply = system.apply
     # Keys in ``visited``: states, fingerprints, or (fingerprint, state) pairs for systems
     # whose states are too large to hash in full at every transition.
@@ -307,7 +322,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
     # closes a cycle on the stack violates property i. Masks only shrink up the stack, so the
     # frames with bit i form a depth-first search of the states reached by paths where
     # property i never held: the same back-edge argument holds per property.
-    track = bool(cycles or eventually)
+    track = bool(cycles or eventually or por)  # with por: the stack proviso
     ev_mode = bool(eventually)
     on_stack: dict[Any, int] = {}
     on_stack_get = on_stack.get
@@ -353,6 +368,14 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         while at is not None and stack[at][4] != key:
             at = under.get(at)
         return at
+
+    def expand_fully(frame: list[Any]) -> None:
+        """The stack proviso: ``frame``'s state has a reduced successor on the stack, so it
+        explores every enabled event (those not in its stubborn set after the others)."""
+        chosen = set(frame[1])
+        rest = [event for event in full_enabled(frame[0]) if event not in chosen]
+        if rest:
+            frame[1] = list(frame[1]) + rest
 
     def mask_of(mask: int, state: Any) -> int:
         """The bits of ``mask`` whose eventually-property does not hold in ``state``."""
@@ -536,6 +559,8 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                 if not is_new:
                     revisits += 1
                     if track:
+                        if por and (where(key) if keyed else on_stack_get(key)) is not None:
+                            expand_fully(frame)
                         if cycles:
                             at = where(key) if keyed else on_stack_get(key)
                             if at is not None:  # a back edge: the stack from ``at`` is a cycle

@@ -51,6 +51,10 @@ class Property:
     ``EVENTUALLY``) only: ``"weak"`` (the default) judges only the executions of a weakly
     fair scheduler, under which a process enabled for ever eventually moves (see
     :mod:`nice_attendre.fair_cycles`); ``"none"`` every execution, whatever the scheduler.
+    ``stable`` promises that the verdict, once decided on a path, holds in every later state:
+    an ``always`` property false in a state is false in all its successors, a ``sometimes``
+    property true in a state is true in all its successors (what a partial-order reduced
+    search needs to check it: see :mod:`nice_attendre.por`).
     """
 
     name: str
@@ -59,6 +63,7 @@ class Property:
     description: str = ""
     explain: Callable[[Any], str] | None = None
     fairness: str = "weak"
+    stable: bool = False
 
     def __post_init__(self) -> None:
         # A property the searches cannot classify would never be checked: refuse it here

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from nice_attendre.models.network import Network
-from nice_attendre.property import Property
+from nice_attendre.property import Expectation, Property
 
 
 def alert_property(net: Network, kind: str, description: str) -> Property:
@@ -32,7 +32,9 @@ def alert_property(net: Network, kind: str, description: str) -> Property:
     def explain(state: Any) -> str:
         return "; ".join(detail for alert_kind, detail in net.alerts(state) if alert_kind == kind)
 
-    return Property.always(kind, holds, description, explain)
+    # stable: the alerts slot only grows (Tx.alert adds), so a state with an alert of ``kind``
+    # has it in every later state
+    return Property(kind, Expectation.ALWAYS, holds, description, explain, stable=True)
 
 
 def _factory(kind: str, description: str) -> Callable[[Network], Property]:

@@ -181,7 +181,7 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
            workers: int = 1, engine: str = "processes", address: str | None = None,
            shortest: bool = False, partition: str = FINGERPRINT, simulate: bool = False,
            seed: int | None = None, walks: int | None = None, walk_depth: int | None = None,
-           bias: str | None = None, shrink: bool | None = None) -> Result:
+           bias: str | None = None, shrink: bool | None = None, por: bool = False) -> Result:
     """Explore ``run``'s network; return the :class:`Result` with ``system`` set.
 
     With ``simulate`` the network is not explored but walked at random
@@ -189,17 +189,31 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
     :func:`verify`), in this process, ``workers`` worker processes or on Ray (``engine``,
     ``address``): the result is never complete. ``shrink`` shrinks the traces of the
     violations found (:mod:`nice_attendre.shrink`; None: for a simulation only).
-    Otherwise, as :func:`explore`."""
+    Otherwise, as :func:`explore`.
+
+    With ``por`` the depth-first search explores a stubborn set of events in each state
+    (partial-order reduction, :mod:`nice_attendre.por`; ``result.reduction`` is
+    ``"partial-order"``, the counts are the reduced graph's): not with ``simulate``,
+    ``shortest``, workers, Ray or checkpoints, nor with a property it cannot check
+    (:class:`InputError`); the default ``termination`` is then left out and said so
+    (``result.unchecked``)."""
     from nice_attendre.frontend.simulation import check_simulation, shrink_result, simulate_run
 
     check_simulation(simulate, seed=seed, walks=walks, walk_depth=walk_depth, bias=bias, shortest=shortest,
                      checkpoint=checkpoint, resume=resume, fingerprint=fingerprint, partition=partition,
                      max_states=limits.max_states, max_depth=limits.max_depth)
+    if simulate and por:
+        raise InputError("--por reduces the exhaustive search; random walks (--simulate) need no reduction")
     if simulate:
         check_engine(workers, engine, address, FINGERPRINT, limits.max_memory)
         return simulate_run(run, rebuild, limits=limits, keep_going=keep_going, watchdog=watchdog, progress=progress,
                             workers=workers, engine=engine, address=address, seed=seed, walks=walks,
                             walk_depth=walk_depth, bias=bias, shrink=shrink is not False)
+    if por:
+        result = _reduced(run, limits=limits, keep_going=keep_going, fingerprint=fingerprint, watchdog=watchdog,
+                          progress=progress, checkpoint=checkpoint, resume=resume, workers=workers, engine=engine,
+                          shortest=shortest)
+        return shrink_result(result, run) if shrink else result
     result = explore(run, rebuild, limits=limits, keep_going=keep_going, fingerprint=fingerprint, watchdog=watchdog,
                      progress=progress, checkpoint=checkpoint, resume=resume, checkpoint_every=checkpoint_every,
                      on_checkpoint_error=on_checkpoint_error, workers=workers, engine=engine, address=address,
@@ -284,6 +298,41 @@ def explore(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limit
     return dataclasses.replace(result, system=run.network, sources=run.sources)
 
 
+#: Why a reduced search leaves out the default properties of whole executions.
+POR_UNCHECKED_WHY = "--por does not check properties of whole executions yet"
+
+
+def check_por(workers: int, engine: str, shortest: bool, checkpoint: Any, resume: Any) -> None:
+    """Refuse what partial-order reduction does not support yet (:class:`InputError`)."""
+    if shortest or workers > 1 or engine != "processes":
+        raise InputError("--por: only the one-process depth-first search is reduced yet "
+                         "(not with --shortest, --workers or --engine ray)")
+    if checkpoint is not None or resume is not None:
+        raise InputError("--por: checkpoints of a reduced search are not supported yet (drop --checkpoint/--resume)")
+
+
+def _reduced(run: Run, *, limits: Limits, keep_going: bool, fingerprint: bool, watchdog: Watchdog | None,
+             progress: ProgressCallback | None, checkpoint: Any, resume: Any, workers: int, engine: str,
+             shortest: bool) -> Result:
+    """:func:`search` with ``por``: the depth-first search over stubborn sets."""
+    from nice_attendre.por import unsupported
+    from nice_attendre.property import EXECUTION_EXPECTATIONS
+
+    check_por(workers, engine, shortest, checkpoint, resume)
+    problem = unsupported(run.network)
+    if problem is not None:
+        raise InputError(problem)
+    properties = run.properties
+    unchecked: tuple[tuple[str, str], ...] = ()
+    if not run.named:  # the defaults: leave termination out, and say so
+        unchecked = tuple((p.name, POR_UNCHECKED_WHY) for p in properties if p.expectation in EXECUTION_EXPECTATIONS)
+        properties = tuple(p for p in properties if p.expectation not in EXECUTION_EXPECTATIONS)
+    result = dfs(run.network, properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
+                 metrics=run.metrics, progress=progress, watchdog=watchdog, por=True)
+    return dataclasses.replace(result, system=run.network, sources=run.sources, unchecked=unchecked,
+                               reduction="partial-order")
+
+
 def _warn(exc: Exception) -> None:
     warnings.warn(str(exc), RuntimeWarning, stacklevel=2)
 
@@ -345,7 +394,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            address: str | None = None, shortest: bool = False, memo: bool | int = True,
            partition: str = FINGERPRINT, coverage: bool = False, simulate: bool = False,
            seed: int | None = None, walks: int | None = None, walk_depth: int | None = None,
-           bias: str | None = None, shrink: bool | None = None) -> Result:
+           bias: str | None = None, shrink: bool | None = None, por: bool = False) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
     ``app`` is a registered name (``"route-flow"``), ``"path/to/file.py:ClassName"``, an
@@ -393,6 +442,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     search; ``max_depth`` is the deepest level); it refuses ``workers`` above 1, ``engine="ray"``,
     ``checkpoint`` and ``resume`` with :class:`~nice_attendre.errors.InputError`.
     ``memo`` memoises transitions (see :func:`build`): faster, the same results.
+    ``por`` reduces the depth-first search by partial-order reduction (see :func:`search`).
 
     ``coverage`` measures the app's code the search runs (its handlers' lines and branches,
     in this process and the ``workers``): ``result.coverage`` is then an
@@ -439,6 +489,8 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
         from nice_attendre.breadth_first import check_shortest
 
         check_shortest(workers, engine, resume, checkpoint)
+    if por:
+        check_por(workers, engine, shortest, checkpoint, resume)
     if checkpoint is not None:
         check_writable(Path(checkpoint), "checkpoint")
     from nice_attendre.frontend.coverage import check_coverage, measuring
@@ -460,7 +512,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
                             fingerprint=fingerprint, watchdog=watchdog, progress=progress, checkpoint=checkpoint,
                             resume=resume, checkpoint_every=checkpoint_every, workers=workers, engine=engine,
                             address=address, shortest=shortest, partition=partition, simulate=simulate, seed=seed,
-                            walks=walks, walk_depth=walk_depth, bias=bias, shrink=shrink)
+                            walks=walks, walk_depth=walk_depth, bias=bias, shrink=shrink, por=por)
             if measurement is not None:
                 result = dataclasses.replace(result, coverage=measurement.finish(result.complete, result.stop_reason))
         except StopRequest as stop:  # a limit was reached before the search started (while building)

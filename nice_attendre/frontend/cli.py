@@ -218,6 +218,10 @@ def main(ctx: click.Context, debug: bool) -> None:
 @click.option("--shrink/--no-shrink", default=None,
               help="Shrink each violation's trace (drop and move events while it still violates the same "
                    "property) before it is reported; the default with --simulate only.")
+@click.option("--por", is_flag=True,
+              help="Partial-order reduction: explore one interleaving of independent events (the same "
+                   "quiescent states and verdicts; counts of the reduced graph). Depth-first, one process; "
+                   "leaves the default termination out.")
 @click.pass_context
 def verify(ctx: click.Context, app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
            scenario_file: str | None, sender: str | None,
@@ -230,7 +234,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            checkpoint_every: float, resume_path: Path | None, no_memo: bool, shortest: bool = False,
            trace_format: str = "text", trace_path: Path | None = None, coverage: bool = False,
            simulate: bool = False, seed: int | None = None, walks: int | None = None,
-           walk_depth: int | None = None, bias: str | None = None, shrink: bool | None = None) -> None:
+           walk_depth: int | None = None, bias: str | None = None, shrink: bool | None = None,
+           por: bool = False) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
@@ -262,6 +267,10 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         from nice_attendre.breadth_first import check_shortest
 
         check_shortest(workers, engine, resume_path, checkpoint_path)
+    if por:
+        from nice_attendre.frontend.api import check_por
+
+        check_por(workers, engine, shortest, checkpoint_path, resume_path)
     if checkpoint_path is not None:
         check_writable(checkpoint_path, "--checkpoint")
     from nice_attendre.frontend.coverage import check_coverage, measuring
@@ -295,7 +304,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                             checkpoint=checkpoint_path, resume=resume_path, checkpoint_every=checkpoint_every,
                             on_checkpoint_error=_checkpoint_warning, workers=workers, engine=engine,
                             address=address, shortest=shortest, partition=partition, simulate=simulate,
-                            seed=seed, walks=walks, walk_depth=walk_depth, bias=bias, shrink=shrink)
+                            seed=seed, walks=walks, walk_depth=walk_depth, bias=bias, shrink=shrink, por=por)
             if measurement is not None:
                 result = dataclasses.replace(result, coverage=measurement.finish(result.complete, result.stop_reason))
         except StopRequest as stop:  # a limit reached before the search started (importing the app, switch joins)
@@ -330,6 +339,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         if shortest:
             header.append(("search", "breadth-first (--shortest: traces are shortest paths; max depth: "
                                      "the longest shortest path)"))
+        if result.reduction is not None:
+            header.append(("reduction", result.reduction))
         if no_memo:
             header.append(("memo", "off (--no-memo)"))
         if resume_path is not None:
@@ -354,6 +365,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "traffic": net.scenario.describe(),
                                             "properties": [p.name for p in run.properties],
                                             **({"search": result.simulation.describe()} if result.simulation else {}),
+                                            "reduction": result.reduction,
                                             "sources": [source.as_json() for source in run.sources]}, narrate)
                 write_atomic(json_path, json.dumps(data, indent=2) + "\n", "--json")
 

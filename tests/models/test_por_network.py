@@ -1,0 +1,104 @@
+"""Partial-order reduction on the network: with and without ``por`` the same verdicts, the
+same quiescent states (by fingerprint) and traces that replay, on the shipped apps, their
+bugs, an app with timeouts and one with equal-priority ties; what it does not support is
+refused with one line (exit 2 on the command line)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nice_attendre.checker import dfs
+from nice_attendre.errors import InputError
+from nice_attendre.frontend.api import build, verify
+from nice_attendre.property import Property
+from children import console
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "apps"
+
+PROPERTIES = ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "delivery"]
+
+SCENARIOS = [
+    ("route-flow", "linear:2", 2, {}),
+    ("route-flow", "linear:3", 2, {}),
+    ("route-flow", "linear:3", 1, {"bug": "forget-last-hop"}),
+    ("mac-learning", "linear:2", 2, {}),
+    ("mac-learning", "linear:2", 2, {"bug": "host-unreachable"}),
+    ("mac-learning", "linear:2", 2, {"bug": "delayed-direct-path"}),
+    ("mac-learning", "linear:2", 1, {"bug": "excess-flooding"}),
+    ("energy-te", None, 1, {}),
+    ("energy-te", None, 1, {"bug": "drop-first-packet"}),
+    ("energy-te", None, 1, {"bug": "first-hop-always-on"}),
+    (f"{DATA}/timeout_routing.py:TimeoutRouting", "linear:2", 1, {}),
+    (f"{DATA}/equal_priority.py:MirrorEth", None, 1, {}),
+    (f"{DATA}/equal_priority.py:MirrorBelow", None, 1, {}),
+]
+
+
+def _explore(app: str, topology: str | None, packets: int, options: dict[str, Any], por: bool,
+             fingerprint: bool = False) -> tuple[Any, set[int], Any]:
+    run = build(app, topology=topology, packets=packets, properties=PROPERTIES, app_options=options)
+    net = run.network
+    quiet: set[int] = set()
+    collect = Property.at_quiescence("collect", lambda state: quiet.add(net.fingerprint(state)) is None)
+    result = dfs(net, run.properties + (collect,), keep_going=True, por=por, fingerprint=fingerprint)
+    assert result.complete
+    return result, quiet, net
+
+
+@pytest.mark.parametrize("app, topology, packets, options", SCENARIOS)
+def test_same_verdicts_and_quiescent_states(app: str, topology: str | None, packets: int,
+                                            options: dict[str, Any]) -> None:
+    full, full_quiet, _net = _explore(app, topology, packets, options, False)
+    reduced, reduced_quiet, net = _explore(app, topology, packets, options, True)
+    assert {d.property for d in reduced.discoveries} == {d.property for d in full.discoveries}
+    assert reduced_quiet == full_quiet
+    assert reduced.stats.unique_states <= full.stats.unique_states
+    assert reduced.stats.transitions <= full.stats.transitions
+    for found in reduced.discoveries[:5]:
+        if found.trace is not None:
+            found.trace.replay(net)
+    if topology == "linear:3" and not options:  # the reduction does reduce
+        assert reduced.stats.unique_states < full.stats.unique_states
+
+
+def test_fingerprinted_reduced_search_agrees() -> None:
+    full, full_quiet, _net = _explore("route-flow", "linear:3", 2, {}, False)
+    reduced, reduced_quiet, _net = _explore("route-flow", "linear:3", 2, {}, True, fingerprint=True)
+    assert reduced_quiet == full_quiet and not reduced.discoveries and not full.discoveries
+
+
+def test_verify_reports_the_reduction_and_leaves_the_default_termination_out() -> None:
+    result = verify("route-flow", topology="linear:2", packets=1, por=True)
+    assert result.reduction == "partial-order"
+    assert [name for name, _why in result.unchecked] == ["termination"]
+    assert result.verdict == "ok"
+    assert verify("route-flow", topology="linear:2", packets=1).reduction is None
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"properties": ["termination"]}, "termination"),
+    ({"properties": ["no-reordering"]}, "not known to be stable"),
+    ({"properties": ["direct-paths"]}, "keeps history"),
+    ({"protocol": "attendre"}, "protocol attendre"),
+    ({"command_order": "any"}, "command order any"),
+    ({"threaded_controller": "per-switch"}, "threaded controller"),
+    ({"faults": {"loss": 1}}, "faults"),
+    ({"shortest": True}, "depth-first"),
+    ({"workers": 2}, "depth-first"),
+])
+def test_what_is_not_supported_is_refused(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        verify("route-flow", topology="linear:2", packets=1, por=True, **options)
+
+
+def test_command_line() -> None:
+    here = Path(__file__).resolve().parent
+    done = console("verify", "route-flow", "-t", "linear:2", "-n", "1", "--por", cwd=here)
+    assert done.returncode == 0, done.stderr
+    assert "reduction      partial-order" in done.stdout
+    assert "termination" in done.stdout and "not checked" in done.stdout
+    refused = console("verify", "route-flow", "-t", "linear:2", "--por", "--fault", "loss=1", cwd=here)
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines() == ["Error: --por does not support faults yet"]
