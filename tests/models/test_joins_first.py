@@ -6,14 +6,17 @@ The app is our own OpenFlow 1.3 learning switch (tests/data/apps/table_miss_swit
 installs its table-miss entry at join as every Ryu OpenFlow 1.3 sample does."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from nice_attendre import verify
 from nice_attendre.checkpoint import CheckpointError
 from nice_attendre.errors import InputError
+from nice_attendre.frontend.cli import main
 from nice_attendre.models.app import App, Out
 from nice_attendre.models.events import (ControllerHandle, HostSend, SwitchProcessCommand,
                                          SwitchProcessPacket)
@@ -160,3 +163,38 @@ def test_a_checkpoint_resumes_only_with_the_same_start_up(tmp_path: Path) -> Non
     verify(SWITCH, topology="linear:2", packets=2, joins_first=True, max_transitions=100, checkpoint=checkpoint)
     with pytest.raises(CheckpointError, match="another run"):
         verify(SWITCH, topology="linear:2", packets=2, resume=checkpoint)
+
+
+def saved_trace(tmp_path: Path, *options: str) -> Path:
+    out = tmp_path / "trace.json"
+    args = ["verify", SWITCH, "-t", "linear:2", "-n", "1", "--shortest", *options,
+            "--trace-out", str(out), "--trace-format", "json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    return out
+
+
+def replay(trace: Path) -> Any:
+    return CliRunner().invoke(main, ["replay", "--app", SWITCH, str(trace)])
+
+
+def test_a_trace_saved_with_joins_first_replays_with_it(tmp_path: Path) -> None:
+    trace = saved_trace(tmp_path, "--joins-first", "--bug", "no-flood")
+    assert json.loads(trace.read_text())["build"]["joins_first"] is True
+    result = replay(trace)
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines()[-1] == "trace reproduced: property delivery violated at step 5"
+
+
+def test_replay_builds_the_start_up_the_trace_names(tmp_path: Path) -> None:
+    # the race: h1 sends first and s1 drops the frame; the same trace under --joins-first
+    # diverges at once (no host acts before the join commands ran)
+    trace = saved_trace(tmp_path)
+    data = json.loads(trace.read_text())
+    assert data["build"]["joins_first"] is False
+    assert replay(trace).exit_code == 1
+    data["build"]["joins_first"] = True
+    trace.write_text(json.dumps(data))
+    result = replay(trace)
+    assert result.exit_code == 4, result.output
+    assert "step 1: event `h1 sends` is not enabled here" in result.output
