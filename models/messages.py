@@ -179,13 +179,15 @@ class PortStatsRequest:
 @dataclass(frozen=True, slots=True)
 class FlowRemoved:
     """Switch ``dpid`` removed an entry whose flow-mod asked to be told: because it expired
-    (``reason`` ``"idle"`` or ``"hard"``) or a flow-mod deleted it (``"delete"``)."""
+    (``reason`` ``"idle"`` or ``"hard"``) or a flow-mod deleted it (``"delete"``).
+    ``timeouts`` are the entry's (OpenFlow's flow-removed reports them)."""
 
     dpid: int
     match: Match
     priority: int
     reason: str
     table_id: int = 0
+    timeouts: Timeouts = NO_TIMEOUTS
 
     def __str__(self) -> str:
         why = "deleted" if self.reason == "delete" else f"{self.reason} timeout"

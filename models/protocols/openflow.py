@@ -497,7 +497,8 @@ class OpenFlow:
                 else f"s{dpid} modifies entries {msg.match} -> {_actions(msg.actions)}" if msg.command[0] == "m"
                 else f"s{dpid} deletes entries {msg.match}" + (" (strict)" if msg.command == "delete-strict" else ""))
         for gone in removed:
-            self.net.to_controller(tx, dpid, FlowRemoved(dpid, gone.match, gone.priority, "delete", gone.table_id))
+            self.net.to_controller(tx, dpid, FlowRemoved(dpid, gone.match, gone.priority, "delete", gone.table_id,
+                                                             gone.timeouts))
             tx.note(lambda: f"s{dpid} tells the controller it deleted [{gone}] (flow-removed)")
         return entry
 
@@ -550,7 +551,8 @@ class OpenFlow:
         tx.put(slot, table[:index] + table[index + 1:])
         tx.note(lambda: f"s{dpid}: [{entry}] expires ({reason} timeout)")
         if entry.timeouts.notify:
-            net.to_controller(tx, dpid, FlowRemoved(dpid, entry.match, entry.priority, reason, entry.table_id))
+            net.to_controller(tx, dpid, FlowRemoved(dpid, entry.match, entry.priority, reason, entry.table_id,
+                                                         entry.timeouts))
             tx.note(lambda: f"s{dpid} tells the controller (flow-removed)")
 
     # ---- controller platform -----------------------------------------------------------

@@ -6,8 +6,8 @@ or ``os_ken.base.app_manager.OSKenApp``) is wrapped in an adapter
 are called one at a time with a datapath of the model (:mod:`.datapath`) whose
 ``send_msg`` becomes the model's commands (:mod:`.translate`); the messages it receives
 are real OpenFlow messages parsed by os-ken (:mod:`.wire`) carrying real Ethernet frames
-(:mod:`.codec`); its attributes are the app's state (:mod:`.state`); ``time`` and
-``random`` are deterministic inside handlers (:mod:`.env`). ``ryu.*`` imports are served
+(:mod:`.codec`); its attributes are the app's state (:mod:`.state`); ``time`` is fixed
+inside handlers (:mod:`.env`; randomness is reported by the nondeterminism detector). ``ryu.*`` imports are served
 by os-ken (:mod:`.imports`).
 
 This package imports os-ken only when an app is adapted: without it, the checker works and

@@ -13,12 +13,24 @@ constructor gets the app options as keyword arguments). Then:
 * **Events.** The ``@set_ev_cls`` handlers are called synchronously, one at a time, in name
   order (as os-ken registers them), honouring their dispatcher phases:
   ``EventOFPSwitchFeatures`` (CONFIG phase) then ``EventOFPStateChange`` (MAIN) when a switch
-  joins; ``EventOFPPacketIn``, ``EventOFPPortStatsReply`` and ``EventOFPBarrierReply`` (MAIN)
-  when the controller handles them. No other event occurs in the model (no port changes,
-  errors, flow removals, echo), so handlers for other events are never called.
-* **OpenFlow version.** The highest of 1.3 and 1.0 in the class's ``OFP_VERSIONS`` (all
-  versions when it is None, so 1.3); the switches speak it (``App.openflow_version``).
-* **Refused** (:class:`UnsupportedFeature`, naming the feature): ``_CONTEXTS``, threads
+  joins; ``EventOFPPacketIn``, ``EventOFPPortStatsReply``, ``EventOFPBarrierReply``,
+  ``EventOFPFlowRemoved`` (an entry installed with OFPFF_SEND_FLOW_REM expired or was
+  deleted) and ``EventOFPPortStatus`` (a link went down or up: ``--fault link``) (MAIN)
+  when the controller handles them. No other event occurs in the model (echo, ...), so
+  handlers for other events are never called.
+* **Transaction ids.** Each datapath numbers the messages the app sends from 1, as os-ken's
+  does (``datapath.set_xid``), over the whole run. The counters are state only when the
+  app's code names ``xid`` or ``set_xid`` (it may then tell messages apart by them): kept
+  per switch in the frozen state (:data:`XIDS`; switches that sent nothing left out), so
+  equal app states with different message histories differ, as they would for the app. An
+  app that never reads them cannot tell, so for it the counters restart at every handler
+  call and cost no states (DESIGN: no monotone counters in the state).
+* **OpenFlow version.** The highest of 1.0, 1.2, 1.3, 1.4 and 1.5 in the class's
+  ``OFP_VERSIONS`` (1.3 when it is None); the switches speak it, with the semantics of
+  :data:`VERSIONS` (``App.openflow_version``).
+* **Refused** (:class:`UnsupportedFeature`, naming the feature) when the class is adapted,
+  before any transition, by reading its code (:mod:`.scan`); and, as a safeguard, when
+  called: ``_CONTEXTS``, threads
   (``hub.spawn`` in the constructor, ``start`` or a handler), blocking (``hub.sleep``,
   ``time.sleep``), ``send_request`` (blocking requests, as ``ofctl.api`` makes),
   ``send_event``/``send_event_to_observers`` (events between apps), other OpenFlow
@@ -38,17 +50,30 @@ from os_ken.ofproto import ofproto_v1_0, ofproto_v1_3
 from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models import determinism
 from nice_attendre.models.app import App, Out
-from nice_attendre.models.messages import BarrierReply, PacketIn, PortStatsReply
+from nice_attendre.models.messages import BarrierReply, FlowRemoved, PacketIn, PortStatsReply, PortStatus
 from nice_attendre.models.ryu import env
 from nice_attendre.models.ryu.codec import Codec
 from nice_attendre.models.ryu.datapath import CheckerDatapath
+from nice_attendre.models.ryu.scan import refuse_unsupported, uses_xids
 from nice_attendre.models.ryu.state import Frozen, freeze_attributes, restore_attributes
 from nice_attendre.models.ryu.translate import Translator, refuse
 from nice_attendre.models.ryu.wire import Wire
 from nice_attendre.models.topology import Topology
 
-#: Wire version -> the model's version name.
-VERSIONS = {ofproto_v1_3.OFP_VERSION: "1.3", ofproto_v1_0.OFP_VERSION: "1.0"}
+#: Wire version -> the version's name.
+NAMES = {ofproto_v1_0.OFP_VERSION: "1.0", 0x03: "1.2", ofproto_v1_3.OFP_VERSION: "1.3", 0x05: "1.4", 0x06: "1.5"}
+#: Wire version -> the model's switch semantics (``App.openflow_version``): OpenFlow 1.2's
+#: switches send a packet-in on a table miss (its default table configuration,
+#: OFPTC_TABLE_MISS_CONTROLLER), as the model's 1.0 switches do; 1.4 and 1.5 keep 1.3's
+#: table-miss entry. (The model's 1.0 semantics also give an exact-match entry precedence
+#: and apply a flow-mod's actions to its buffered packet, where a 1.2 switch would send the
+#: packet through the table: the same outcome unless another entry of higher priority
+#: overlaps.)
+VERSIONS = {ofproto_v1_0.OFP_VERSION: "1.0", 0x03: "1.0", ofproto_v1_3.OFP_VERSION: "1.3", 0x05: "1.3", 0x06: "1.3"}
+
+#: The name of the datapaths' transaction-id counters in the frozen state (put first; an
+#: app attribute of that name is refused).
+XIDS = "datapath_xid"
 
 #: App methods that would need a running os-ken: refused when called.
 _REFUSED_METHODS = {
@@ -60,7 +85,7 @@ _REFUSED_METHODS = {
 
 #: The events the model generates, by event class name.
 _DELIVERED = ("EventOFPSwitchFeatures", "EventOFPStateChange", "EventOFPPacketIn", "EventOFPPortStatsReply",
-              "EventOFPBarrierReply")
+              "EventOFPBarrierReply", "EventOFPFlowRemoved", "EventOFPPortStatus")
 
 
 def _refused(feature: str) -> Callable[..., Any]:
@@ -90,13 +115,17 @@ def _named_parameters(ryu_class: type) -> set[str]:
 
 
 def negotiate(ryu_class: type) -> int:
-    """The wire version the model's switches speak with ``ryu_class`` (from ``OFP_VERSIONS``)."""
+    """The wire version the model's switches speak with ``ryu_class``: the highest of its
+    ``OFP_VERSIONS`` (1.3 when it is None, os-ken's default of every version: the version
+    the checker's Ryu apps are usually written for)."""
     offered = getattr(ryu_class, "OFP_VERSIONS", None)
-    versions = set(VERSIONS) if offered is None else set(offered) & set(VERSIONS)
+    if offered is None:
+        return ofproto_v1_3.OFP_VERSION
+    versions = set(offered) & set(VERSIONS)
     if not versions:
         names = ", ".join(f"{v:#x}" for v in offered or ())
-        raise UnsupportedFeature(f"Ryu app {ryu_class.__name__}: OFP_VERSIONS [{names}] has neither OpenFlow 1.0 "
-                                 "(0x01) nor 1.3 (0x04), the versions the checker's switches speak")
+        raise UnsupportedFeature(f"Ryu app {ryu_class.__name__}: OFP_VERSIONS [{names}] names no OpenFlow version "
+                                 "the checker's switches speak (1.0, 1.2, 1.3, 1.4, 1.5: 0x01, 0x03-0x06)")
     return max(versions)
 
 
@@ -107,7 +136,7 @@ class _Switches:
         self.topology = topology
         self.codec = Codec(topology)
         self.wire = Wire(self.codec, adapter.load_classes)
-        self.translator = Translator(self.codec, adapter.openflow_version)
+        self.translator = Translator(self.codec, adapter.wire_version)
         self.datapaths: dict[int, CheckerDatapath] = {}
         for dpid in topology.switches:
             datapath = CheckerDatapath(dpid, adapter.wire_version, {}, adapter._receive)
@@ -127,6 +156,9 @@ class RyuAdapter(App[Frozen]):
     memoize: ClassVar[bool] = True
     #: The adapter runs the handlers twice itself (its memo would answer a second call).
     checks_own_determinism: ClassVar[bool] = True
+    #: Whether the app's code names transaction ids (see :func:`.scan.uses_xids`): then each
+    #: datapath's counter is state (see the module docstring).
+    tracks_xids: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         cls = self.ryu_class
@@ -181,7 +213,7 @@ class RyuAdapter(App[Frozen]):
     # ---- the app's identity -------------------------------------------------------------
 
     def describe(self) -> str:
-        return f"{self.ryu_class.__name__} (Ryu app, OpenFlow {self.openflow_version})"
+        return f"{self.ryu_class.__name__} (Ryu app, OpenFlow {NAMES[self.wire_version]})"
 
     def handled_events(self) -> tuple[str, ...]:
         """The event classes the app has handlers for that the model generates."""
@@ -205,8 +237,8 @@ class RyuAdapter(App[Frozen]):
              events: Callable[[_Switches], list[tuple[Any, str]]], key: tuple[Any, ...]) -> Frozen:
         """Restore ``state``, dispatch the (event, phase) pairs ``events`` builds, freeze.
 
-        A handler call is a function of the app's state and the message (the clock and
-        randomness are fixed, the datapaths are configuration), so its outcome (new state and
+        A handler call is a function of the app's state and the message (the clock is
+        fixed, the datapaths are configuration; randomness is the detector's to report), so its outcome (new state and
         requests) is remembered per (``key``, state) and replayed: the same packet-in in the
         same app state recurs across many interleavings. Calls that raise are not remembered.
 
@@ -246,9 +278,13 @@ class RyuAdapter(App[Frozen]):
         it made (into ``out``, which was empty)."""
         datapaths = switches.datapaths
         first = len(out.requests)
+        xids: dict[int, int] = {}
+        if self.tracks_xids and state and state[0][0] == XIDS:
+            xids = dict(state[0][1][1])
+            state = state[1:]
         restore_attributes(self.ryu, state, self._skip, datapaths.__getitem__)
-        for datapath in datapaths.values():
-            datapath.reset_xid()
+        for dpid, datapath in datapaths.items():
+            datapath.xid = xids.get(dpid, 0)
         self._out, self._context = out, context
         try:
             with env.handler_environment():
@@ -260,7 +296,15 @@ class RyuAdapter(App[Frozen]):
             self._out, self._context = None, None
         requests = tuple(out.requests[first:])
         del out.requests[first:]
-        return freeze_attributes(self.ryu, self._skip, CheckerDatapath), requests
+        new = freeze_attributes(self.ryu, self._skip, CheckerDatapath)
+        if self.tracks_xids:
+            if XIDS in vars(self.ryu):
+                raise refuse(f"an app attribute named {XIDS} (the checker keeps the datapaths' transaction ids "
+                             "under that name)")
+            counters = tuple((dpid, datapath.xid) for dpid, datapath in sorted(datapaths.items()) if datapath.xid)
+            if counters:
+                new = ((XIDS, ("dict", counters)),) + new
+        return new, requests
 
     def initial_state(self) -> Frozen:
         return freeze_attributes(self.ryu, self._skip, CheckerDatapath)
@@ -290,6 +334,20 @@ class RyuAdapter(App[Frozen]):
 
         return self._run(state, out, None, events, ("port-stats", ev))
 
+    def on_flow_removed(self, state: Frozen, ev: FlowRemoved, out: Out) -> Frozen:
+        def events(switches: _Switches) -> list[tuple[Any, str]]:
+            msg = switches.wire.flow_removed(switches.datapaths[ev.dpid], ev)
+            return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
+
+        return self._run(state, out, None, events, ("flow-removed", ev))
+
+    def on_port_status(self, state: Frozen, ev: PortStatus, out: Out) -> Frozen:
+        def events(switches: _Switches) -> list[tuple[Any, str]]:
+            msg = switches.wire.port_status(switches.datapaths[ev.dpid], ev)
+            return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
+
+        return self._run(state, out, None, events, ("port-status", ev))
+
     def on_barrier_reply(self, state: Frozen, ev: BarrierReply, out: Out) -> Frozen:
         def events(switches: _Switches) -> list[tuple[Any, str]]:
             msg = switches.wire.barrier_reply(switches.datapaths[ev.dpid], ev.xid if isinstance(ev.xid, int) else 0)
@@ -301,8 +359,10 @@ class RyuAdapter(App[Frozen]):
 @lru_cache(maxsize=None)
 def adapt_class(ryu_class: type) -> type:
     """The :class:`RyuAdapter` subclass for ``ryu_class``, named like it (made once per class)."""
+    refuse_unsupported(ryu_class, app_manager.OSKenApp)
     wire_version = negotiate(ryu_class)
     namespace = {
+        "tracks_xids": uses_xids(ryu_class, app_manager.OSKenApp),
         "ryu_class": ryu_class,
         "wire_version": wire_version,
         "openflow_version": VERSIONS[wire_version],

@@ -4,8 +4,8 @@ It has what apps use of os-ken's ``Datapath``: ``id``, ``ofproto``, ``ofproto_pa
 ``ports`` (port number -> port description), ``send_msg``, ``set_xid`` and
 ``send_barrier``. ``send_msg`` serialises the message as Ryu does and hands it to the
 adapter, which turns it into the model's commands at once (within the handler call).
-Transaction ids count from 1 within each handler call (see :meth:`reset_xid`), so they do
-not depend on the history of the run.
+Transaction ids count from 1 per datapath (``xid``, which the adapter sets before each
+handler call: kept over the run for an app that reads them, see :mod:`.adapter`).
 """
 from __future__ import annotations
 
@@ -31,10 +31,6 @@ class CheckerDatapath(ofproto_protocol.ProtocolDesc):  # type: ignore[misc]
         self.is_active = True
         self.xid = 0
         self._sink = sink
-
-    def reset_xid(self) -> None:
-        """Start numbering transaction ids from 1 again (at every handler call)."""
-        self.xid = 0
 
     def set_xid(self, msg: Any) -> int:
         """Give ``msg`` the next transaction id and return it."""

@@ -1,13 +1,15 @@
-"""What a Ryu app's code runs in: a fixed clock, seeded randomness, and refusals.
+"""What a Ryu app's code runs in: a fixed clock and refusals.
 
 Inside :func:`handler_environment` (every handler call, and the app's construction):
 
 * ``time.time()``, ``time.time_ns()``, ``time.monotonic()``, ``time.perf_counter()`` (and
   their ``_ns`` forms) return :data:`FIXED_TIME`; ``time.localtime()``, ``time.gmtime()`` and
   ``time.ctime()`` without an argument show that instant. (``datetime.now()`` is not covered.)
-* The ``random`` module's shared generator is seeded with :data:`RANDOM_SEED` at the start
-  of every call and restored afterwards, so ``random.random()`` and ``from random import
-  choice`` give the same values in every call, whatever ran before.
+* The ``random`` module is left alone: a handler that draws random numbers (from a generator
+  it did not seed with a value in the same call) is reported by the nondeterminism detector
+  (:mod:`nice_attendre.models.determinism`, property ``app-nondeterminism``, exit 4), as a
+  native app's is. (It used to be seeded at every call, which explored one outcome of the
+  handler's choices forever, silently.)
 * What the model cannot run is refused with :class:`UnsupportedFeature` naming it: threads
   (``hub.spawn``, ``hub.spawn_after``, ``threading.Thread.start``) and blocking
   (``hub.sleep``, ``time.sleep``).
@@ -16,7 +18,6 @@ The patches are undone when the call returns or raises, so nothing outside app c
 """
 from __future__ import annotations
 
-import random
 import threading
 import time
 from contextlib import contextmanager
@@ -28,8 +29,6 @@ from nice_attendre.errors import UnsupportedFeature
 
 #: The clock every handler sees (seconds since the epoch: 2001-09-09 01:46:40 UTC).
 FIXED_TIME = 1_000_000_000.0
-#: The seed of the ``random`` module at the start of every handler call.
-RANDOM_SEED = 0
 
 
 def _refuse(feature: str) -> Callable[..., Any]:
@@ -65,15 +64,12 @@ _PATCHES: tuple[tuple[Any, str, Callable[..., Any]], ...] = (
 
 @contextmanager
 def handler_environment() -> Iterator[None]:
-    """Run the enclosed app code with the fixed clock, seeded randomness and refusals."""
+    """Run the enclosed app code with the fixed clock and refusals."""
     saved = [(module, name, getattr(module, name)) for module, name, _ in _PATCHES]
-    state = random.getstate()
     for module, name, replacement in _PATCHES:
         setattr(module, name, replacement)
-    random.seed(RANDOM_SEED)
     try:
         yield
     finally:
         for module, name, original in saved:
             setattr(module, name, original)
-        random.setstate(state)

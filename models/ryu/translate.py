@@ -8,7 +8,9 @@ normalises its match whichever OFPMatch API built it. The request goes into the 
 * ``OFPFlowMod``: ADD; MODIFY (OpenFlow 1.3: the covered entries get the new actions,
   nothing happens if there are none; 1.0: the same, but the entry is added when none is
   covered); DELETE (non-strict). A buffer id makes an ADD or a MODIFY a flow-mod/packet-out
-  (a DELETE ignores it).
+  (a DELETE ignores it). Idle and hard timeouts and OFPFF_SEND_FLOW_REM are the entry's
+  (it may expire at any moment; its removal comes back as EventOFPFlowRemoved); the counter
+  flags (OFPFF_RESET_COUNTS, OFPFF_NO_PKT_COUNTS, OFPFF_NO_BYT_COUNTS) have no effect.
 * ``OFPPacketOut`` of a buffered packet, or of the frame of the packet-in being handled
   (OFP_NO_BUFFER with ``data=msg.data``).
 * ``OFPBarrierRequest``, ``OFPPortStatsRequest`` (all ports), ``OFPSetConfig`` (when it
@@ -18,7 +20,7 @@ Matches: in-port, Ethernet and IPv4 addresses, TCP ports; eth_type/dl_type IPv4,
 TCP, no VLAN and TOS/DSCP 0 hold for every packet of the model and are dropped. Actions:
 output to a port, FLOOD/ALL, CONTROLLER, TABLE (packet-out only); OpenFlow 1.3 instructions:
 apply-actions and goto-table. Everything else (groups, meters, other messages, masks,
-header rewriting, timeouts, cookies, flags, strict modify/delete, ...) raises
+header rewriting, cookies, other flags, strict modify/delete, ...) raises
 :class:`UnsupportedFeature` naming it.
 """
 from __future__ import annotations
@@ -47,9 +49,14 @@ _ACTION_FEATURES = {
     "OFPActionSetQueue": "queues (OFPActionSetQueue)",
     "OFPActionEnqueue": "queues (OFPActionEnqueue)",
 }
-_HARMLESS_FLAGS_13 = ("OFPFF_RESET_COUNTS", "OFPFF_NO_PKT_COUNTS", "OFPFF_NO_BYT_COUNTS")  # counters: not modelled
+#: Flags about counters, which the model does not have: accepted, no effect (OpenFlow 1.2+;
+#: 1.0's bit 2 is OFPFF_EMERG, refused).
+_HARMLESS_FLAGS = ("OFPFF_RESET_COUNTS", "OFPFF_NO_PKT_COUNTS", "OFPFF_NO_BYT_COUNTS")
 _FLAG_NAMES = ("OFPFF_SEND_FLOW_REM", "OFPFF_CHECK_OVERLAP", "OFPFF_EMERG", "OFPFF_RESET_COUNTS",
                "OFPFF_NO_PKT_COUNTS", "OFPFF_NO_BYT_COUNTS")
+
+
+_NAMES = {0x01: "1.0", 0x03: "1.2", 0x04: "1.3", 0x05: "1.4", 0x06: "1.5"}
 
 
 def refuse(feature: str) -> UnsupportedFeature:
@@ -60,12 +67,15 @@ def refuse(feature: str) -> UnsupportedFeature:
 class Translator:
     """Turns one app's os-ken messages into requests on an :class:`Out` (see the module docstring).
 
-    ``version`` is "1.0" or "1.3"; ``codec`` maps addresses and buffer ids of the topology.
+    ``wire_version`` is the OpenFlow version spoken (0x01, 0x03-0x06); ``codec`` maps
+    addresses and buffer ids of the topology.
     """
 
-    def __init__(self, codec: Codec, version: str) -> None:
+    def __init__(self, codec: Codec, wire_version: int) -> None:
         self.codec = codec
-        self.version = version
+        self.wire_version = wire_version
+        #: "1.0" (OpenFlow 1.0's messages) or "1.3" (1.2 to 1.5: OXM matches, instructions).
+        self.version = "1.0" if wire_version == 0x01 else "1.3"
 
     def send(self, datapath: Any, msg: Any, out: Out, context: PacketIn | None) -> None:
         """Queue what ``msg`` (already serialised) asks of switch ``datapath.id`` into ``out``;
@@ -79,6 +89,9 @@ class Translator:
             out.barrier(datapath.id, msg.xid)
         elif name == "OFPPortStatsRequest":
             ofp = datapath.ofproto
+            if self.wire_version not in (0x01, 0x04):
+                raise refuse(f"port statistics in OpenFlow {_NAMES[self.wire_version]} (the checker's switches "
+                             "report them in 1.0 and 1.3)")
             if msg.port_no not in (getattr(ofp, "OFPP_NONE", None), getattr(ofp, "OFPP_ANY", None)):
                 raise refuse(f"port statistics of one port (port_no={msg.port_no})")
             out.request_port_stats(datapath.id)
@@ -102,12 +115,16 @@ class Translator:
             raise refuse(f"flow-mod command {strict.get(parsed.command, parsed.command)}")
         if parsed.cookie != 0 or getattr(parsed, "cookie_mask", 0) != 0:
             raise refuse(f"flow cookies (cookie={parsed.cookie:#x})")
-        if parsed.idle_timeout or parsed.hard_timeout:
-            raise refuse(f"flow timeouts (idle_timeout={parsed.idle_timeout}, hard_timeout={parsed.hard_timeout})")
-        flags = [flag for flag in _FLAG_NAMES if parsed.flags & getattr(ofp, flag, 0)
-                 and not (self.version == "1.3" and flag in _HARMLESS_FLAGS_13)]
+        flags = [flag for flag in _FLAG_NAMES if hasattr(ofp, flag) and parsed.flags & getattr(ofp, flag)
+                 and flag not in _HARMLESS_FLAGS and flag != "OFPFF_SEND_FLOW_REM"]
         if flags:
             raise refuse(f"flow-mod flags {', '.join(flags)}")
+        # Timeouts and OFPFF_SEND_FLOW_REM belong to the entry an add (or 1.0's modify) makes;
+        # a delete's are ignored (OpenFlow), as a modify's are by the model's switches.
+        timeouts: dict[str, Any] = {}
+        if command != "delete" and (parsed.idle_timeout or parsed.hard_timeout or parsed.flags & ofp.OFPFF_SEND_FLOW_REM):
+            timeouts = {"idle_timeout": parsed.idle_timeout, "hard_timeout": parsed.hard_timeout,
+                        "notify_removed": bool(parsed.flags & ofp.OFPFF_SEND_FLOW_REM)}
         if command == "delete":
             any_port = ofp.OFPP_NONE if self.version == "1.0" else ofp.OFPP_ANY
             if parsed.out_port != any_port or (self.version == "1.3" and parsed.out_group != ofp.OFPG_ANY):
@@ -126,7 +143,7 @@ class Translator:
         else:
             actions = self.instructions(datapath, parsed.instructions, table_id)
         out.flow_mod(datapath.id, match, actions, priority=parsed.priority, table_id=table_id, buffer_id=buffer_id,
-                     command=command)
+                     command=command, **timeouts)
 
     def buffer_id(self, datapath: Any, value: int) -> BufferId | None:
         """The model's buffer id for the app's ``value`` (None for OFP_NO_BUFFER). An id no
@@ -254,7 +271,10 @@ class Translator:
     def packet_out(self, datapath: Any, msg: Any, out: Out, context: PacketIn | None) -> None:
         ofp = datapath.ofproto
         actions = self.actions(datapath, msg.actions, in_flow=False)
-        in_port = msg.in_port if 0 < msg.in_port <= ofp.OFPP_MAX else 0
+        in_port = msg.match.get("in_port", 0) if self.wire_version >= 0x06 else msg.in_port  # 1.5: in the match
+        if self.wire_version >= 0x06 and set(dict(msg.match.items())) - {"in_port"}:
+            raise refuse(f"packet-out match fields other than in_port ({msg.match})")
+        in_port = in_port if 0 < in_port <= ofp.OFPP_MAX else 0
         buffer_id = self.buffer_id(datapath, msg.buffer_id)
         if buffer_id is not None:
             out.packet_out(datapath.id, actions, buffer_id=buffer_id, in_port=in_port)

@@ -23,8 +23,9 @@ from typing import Any
 from os_ken import utils
 from os_ken.ofproto import ofproto_parser
 
-from nice_attendre.models.messages import PacketIn
-from nice_attendre.models.ryu.codec import Codec
+from nice_attendre.models.messages import FlowRemoved, PacketIn, PortStatus
+from nice_attendre.models.packet import Match
+from nice_attendre.models.ryu.codec import ETH_TYPE_IPV4, IP_PROTO_TCP, Codec
 
 #: Seconds the reported port counters cover (OpenFlow 1.3's duration_sec).
 STATS_DURATION = 10
@@ -65,17 +66,19 @@ class Wire:
         ofp = datapath.ofproto
         frame = self.codec.frame(ev.packet)
         buffer_id = ofp.OFP_NO_BUFFER if ev.buffer_id is None else self.codec.buffer_int(ev.buffer_id)
-        reason = ofp.OFPR_NO_MATCH if ev.reason == "no-match" else ofp.OFPR_ACTION
+        names = ("OFPR_NO_MATCH", "OFPR_TABLE_MISS") if ev.reason == "no-match" else ("OFPR_ACTION", "OFPR_APPLY_ACTION")
+        reason = getattr(ofp, names[0]) if hasattr(ofp, names[0]) else getattr(ofp, names[1])  # (1.4 renamed them)
         key = (ofp.OFP_VERSION, buffer_id, ev.in_port, reason, ev.table_id, frame)
         body = self._packet_ins.get(key)
         if body is None:
             if ofp.OFP_VERSION == 0x01:
                 body = struct.pack(ofp.OFP_PACKET_IN_PACK_STR, buffer_id, len(frame), ev.in_port, reason)
-            else:
+            else:  # 1.2 has no cookie
+                head = (buffer_id, len(frame), reason, ev.table_id) + ((0,) if ofp.OFP_VERSION >= 0x04 else ())
                 match = bytearray()
                 length = datapath.ofproto_parser.OFPMatch(in_port=ev.in_port).serialize(match, 0)
                 match += bytes(utils.round_up(length, 8) - len(match))
-                body = (struct.pack(ofp.OFP_PACKET_IN_PACK_STR, buffer_id, len(frame), reason, ev.table_id, 0)
+                body = (struct.pack(ofp.OFP_PACKET_IN_PACK_STR, *head)
                         + bytes(match) + bytes(2))
             body = self._packet_ins[key] = body + frame
         return self._parse(datapath, ofp.OFPT_PACKET_IN, body)
@@ -83,24 +86,34 @@ class Wire:
     # ---- switch features and ports ------------------------------------------------------
 
     def ports(self, datapath: Any, ports: tuple[int, ...]) -> dict[int, Any]:
-        """``datapath.ports``: port number -> OFPPhyPort (1.0) or OFPPort (1.3)."""
+        """``datapath.ports``: port number -> OFPPhyPort (1.0) or OFPPort (1.2+)."""
+        return {port: self.port(datapath, port) for port in ports}
+
+    def port(self, datapath: Any, port: int, up: bool = True) -> Any:
+        """The description of ``port`` (OFPPhyPort, OFPPort), up or down (link down)."""
         ofp = datapath.ofproto
         parser = datapath.ofproto_parser
-        found = {}
-        for port in ports:
-            raw = self._port_bytes(datapath, port)
-            found[port] = (parser.OFPPhyPort if ofp.OFP_VERSION == 0x01 else parser.OFPPort).parser(raw, 0)
-        return found
+        if ofp.OFP_VERSION >= 0x05:  # OpenFlow 1.4+: the Ethernet details are a property
+            features = ofp.OFPPF_1GB_FD | ofp.OFPPF_COPPER
+            ethernet = parser.OFPPortDescPropEthernet(ofp.OFPPDPT_ETHERNET, 32, features, features, features, 0,
+                                                      _PORT_SPEED_KBPS, _PORT_SPEED_KBPS)
+            state = ofp.OFPPS_LIVE if up else ofp.OFPPS_LINK_DOWN
+            mac = ":".join(f"{b:02x}" for b in self._port_mac(datapath.id, port))
+            return parser.OFPPort(port, ofp.OFP_PORT_SIZE + 32, mac, f"s{datapath.id}-eth{port}".encode(), 0, state,
+                                  [ethernet])
+        raw = self._port_bytes(datapath, port, up)
+        return (parser.OFPPhyPort if ofp.OFP_VERSION == 0x01 else parser.OFPPort).parser(raw, 0)
 
-    def _port_bytes(self, datapath: Any, port: int) -> bytes:
+    def _port_bytes(self, datapath: Any, port: int, up: bool = True) -> bytes:
         ofp = datapath.ofproto
         name = f"s{datapath.id}-eth{port}".encode()
         mac = self._port_mac(datapath.id, port)
-        if ofp.OFP_VERSION == 0x01:
-            features = ofp.OFPPF_1GB_FD | ofp.OFPPF_COPPER
-            return struct.pack(ofp.OFP_PHY_PORT_PACK_STR, port, mac, name, 0, 0, features, features, features, 0)
         features = ofp.OFPPF_1GB_FD | ofp.OFPPF_COPPER
-        return struct.pack(ofp.OFP_PORT_PACK_STR, port, mac, name, 0, ofp.OFPPS_LIVE, features, features, features,
+        if ofp.OFP_VERSION == 0x01:
+            state = 0 if up else ofp.OFPPS_LINK_DOWN
+            return struct.pack(ofp.OFP_PHY_PORT_PACK_STR, port, mac, name, 0, state, features, features, features, 0)
+        state = ofp.OFPPS_LIVE if up else ofp.OFPPS_LINK_DOWN
+        return struct.pack(ofp.OFP_PORT_PACK_STR, port, mac, name, 0, state, features, features, features,
                            0, _PORT_SPEED_KBPS, _PORT_SPEED_KBPS)
 
     def switch_features(self, datapath: Any, ports: tuple[int, ...]) -> Any:
@@ -110,6 +123,9 @@ class Wire:
         if ofp.OFP_VERSION == 0x01:
             body = struct.pack(ofp.OFP_SWITCH_FEATURES_PACK_STR, datapath.id, _N_BUFFERS, 1, capabilities,
                                1 << ofp.OFPAT_OUTPUT)
+            body += b"".join(self._port_bytes(datapath, port) for port in ports)
+        elif ofp.OFP_VERSION == 0x03:  # OpenFlow 1.2: the ports come with the features
+            body = struct.pack(ofp.OFP_SWITCH_FEATURES_PACK_STR, datapath.id, _N_BUFFERS, 254, capabilities, 0)
             body += b"".join(self._port_bytes(datapath, port) for port in ports)
         else:
             body = struct.pack(ofp.OFP_SWITCH_FEATURES_PACK_STR, datapath.id, _N_BUFFERS, 254, 0, capabilities, 0)
@@ -141,3 +157,72 @@ class Wire:
         body += b"".join(struct.pack(ofp.OFP_PORT_STATS_PACK_STR, port, packets, packets, octets, octets,
                                      0, 0, 0, 0, 0, 0, 0, 0, STATS_DURATION, 0) for port in ports)
         return self._parse(datapath, ofp.OFPT_MULTIPART_REPLY, body)
+
+    # ---- asynchronous messages ----------------------------------------------------------
+
+    def ofp_match(self, datapath: Any, match: Match) -> Any:
+        """The OFPMatch an entry with the model's ``match`` reports (addresses as on the wire;
+        OpenFlow 1.2+: with the eth_type/ip_proto its IPv4 and TCP fields need)."""
+        parser = datapath.ofproto_parser
+        fields = dict(match.fields)
+        if datapath.ofproto.OFP_VERSION == 0x01:
+            names = {"eth_src": "dl_src", "eth_dst": "dl_dst", "ip_src": "nw_src", "ip_dst": "nw_dst"}
+            wire: dict[str, Any] = {}
+            for name, value in fields.items():
+                if name in ("eth_src", "eth_dst"):
+                    value = self.codec.mac(value)
+                elif name in ("ip_src", "ip_dst"):
+                    value = self.codec.ip(value)
+                wire[names.get(name, name)] = value
+            if any(name.startswith(("ip_", "tp_")) for name in fields):
+                wire["dl_type"] = ETH_TYPE_IPV4
+            if any(name.startswith("tp_") for name in fields):
+                wire["nw_proto"] = IP_PROTO_TCP
+            return parser.OFPMatch(in_port=match.in_port, **wire)
+        oxm: dict[str, Any] = {}
+        if match.in_port is not None:
+            oxm["in_port"] = match.in_port
+        for name in ("eth_dst", "eth_src"):
+            if name in fields:
+                oxm[name] = self.codec.mac(fields[name])
+        if any(name.startswith(("ip_", "tp_")) for name in fields):
+            oxm["eth_type"] = ETH_TYPE_IPV4
+        if any(name.startswith("tp_") for name in fields):
+            oxm["ip_proto"] = IP_PROTO_TCP
+        for name in ("ip_src", "ip_dst"):
+            if name in fields:
+                oxm["ipv4_" + name[3:]] = self.codec.ip(fields[name])
+        for name in ("tp_src", "tp_dst"):
+            if name in fields:
+                oxm["tcp_" + name[3:]] = fields[name]
+        return parser.OFPMatch(**oxm)
+
+    def flow_removed(self, datapath: Any, ev: FlowRemoved) -> Any:
+        """The OFPFlowRemoved for the model's ``ev`` (no cookie, counters 0: the model has none)."""
+        ofp = datapath.ofproto
+        parser = datapath.ofproto_parser
+        reason = {"idle": ofp.OFPRR_IDLE_TIMEOUT, "hard": ofp.OFPRR_HARD_TIMEOUT}.get(ev.reason, ofp.OFPRR_DELETE)
+        match = self.ofp_match(datapath, ev.match)
+        idle, hard = ev.timeouts.idle, ev.timeouts.hard
+        if ofp.OFP_VERSION == 0x01:
+            msg = parser.OFPFlowRemoved(datapath)
+            msg.match, msg.cookie, msg.priority, msg.reason = match, 0, ev.priority, reason
+            msg.duration_sec = msg.duration_nsec = msg.packet_count = msg.byte_count = 0
+            msg.idle_timeout = idle
+        elif ofp.OFP_VERSION >= 0x06:
+            msg = parser.OFPFlowRemoved(datapath, table_id=ev.table_id, reason=reason, priority=ev.priority,
+                                        idle_timeout=idle, hard_timeout=hard, cookie=0, match=match,
+                                        stats=parser.OFPStats(duration=(0, 0), packet_count=0, byte_count=0))
+        else:
+            msg = parser.OFPFlowRemoved(datapath, cookie=0, priority=ev.priority, reason=reason,
+                                        table_id=ev.table_id, duration_sec=0, duration_nsec=0, idle_timeout=idle,
+                                        hard_timeout=hard, packet_count=0, byte_count=0, match=match)
+        msg.xid = 0
+        return msg
+
+    def port_status(self, datapath: Any, ev: PortStatus) -> Any:
+        """The OFPPortStatus for the model's ``ev``: the port's link went down or up (OFPPR_MODIFY)."""
+        msg = datapath.ofproto_parser.OFPPortStatus(datapath, datapath.ofproto.OFPPR_MODIFY,
+                                                    self.port(datapath, ev.port, ev.up))
+        msg.xid = 0
+        return msg

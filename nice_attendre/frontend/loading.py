@@ -5,13 +5,16 @@ Front-end code (used by :mod:`nice_attendre.frontend.api` and the CLI), not part
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import inspect
 import re
+from pathlib import Path
 from typing import Any, Mapping
 
 from nice_attendre.errors import AppLoadError, InputError
 from nice_attendre.importing import import_target, names_file
 from nice_attendre.models.ryu import MISSING, adapt, install_ryu_imports, is_ryu_app_class
+from nice_attendre.models.ryu.imports import MissingModule, beside, os_ken_installed
 
 
 def parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, Any]:
@@ -79,16 +82,36 @@ def _is_app_class(value: Any) -> bool:
 
 
 def _import_app_module(target: str) -> Any:
-    """Import the app's module, serving ``ryu.*`` imports from os-ken; a missing os-ken is
-    one clear error saying what to install."""
+    """Import the app's module, serving ``ryu.*`` imports from os-ken and Ryu's sample apps
+    os-ken lacks from the app's folder; a missing os-ken, or a module os-ken does not ship,
+    is one clear error saying so."""
     install_ryu_imports()
     try:
-        return import_target(target, "app", AppLoadError)
+        with beside(_folder_of(target)):
+            return import_target(target, "app", AppLoadError)
     except AppLoadError as exc:
         cause = exc.__cause__
-        if isinstance(cause, ModuleNotFoundError) and (cause.name or "").split(".")[0] in ("os_ken", "ryu"):
+        while cause is not None and not isinstance(cause, ModuleNotFoundError):
+            cause = cause.__cause__ if isinstance(cause, AppLoadError) else None
+        if isinstance(cause, MissingModule):
+            raise AppLoadError(f"cannot load app {target!r}: {cause}") from exc
+        if isinstance(cause, ModuleNotFoundError) and (cause.name or "").split(".")[0] in ("os_ken", "ryu") \
+                and not os_ken_installed():
             raise AppLoadError(f"cannot load app {target!r}: {MISSING}") from exc
         raise
+
+
+def _folder_of(target: str) -> Path | None:
+    """The folder of the app's file (for a module name, of the file it would be imported
+    from), where Ryu's sample apps it imports may be; None if not known."""
+    if names_file(target):
+        return Path(target).resolve().parent
+    try:
+        spec = importlib.util.find_spec(target)
+    except (ImportError, ValueError):
+        return None
+    origin = getattr(spec, "origin", None) if spec is not None else None
+    return Path(origin).resolve().parent if isinstance(origin, str) and origin.endswith(".py") else None
 
 
 def load_app(app: Any, options: Mapping[str, Any] | None = None) -> Any:

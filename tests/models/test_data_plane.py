@@ -169,7 +169,7 @@ def test_expiry_is_an_event_and_the_app_is_told() -> None:
     assert expiry == SwitchEntryExpires(1, 0, "idle")
     state, notes = net.narrate(state, expiry)
     assert net.value(state, "table:1") == ()
-    assert net.value(state, "ctrlq:1") == (FlowRemoved(1, entry.match, entry.priority, "idle"),)
+    assert net.value(state, "ctrlq:1") == (FlowRemoved(1, entry.match, entry.priority, "idle", 0, entry.timeouts),)
     assert notes[0].startswith("s1: [prio 32768 {exact h1->h2} -> output:2 (idle 10s (notify))] expires")
     state = net.apply(state, ControllerHandle(1))
     assert net.value(state, "app") == (1, 1)

@@ -231,20 +231,23 @@ def test_datapaths_in_state_port_statistics_per_load_class_and_barriers() -> Non
                 assert frozen == ("dict", ((1, ("datapath", 1)),))
     assert ("stats", ((1, 1_000_000, 10), (2, 1_000_000, 10))) in replies  # low load
     assert ("stats", ((1, 1_000_000_000, 10), (2, 1_000_000_000, 10))) in replies  # high load
-    assert ("barrier", 2) in replies  # the second message of its handler call
+    # The datapath's third message (after the table-miss entry and the stats request); 6 after
+    # a second packet-in: os-ken's xids grow per datapath over the run.
+    assert {reply for reply in replies if reply[0] == "barrier"} == {("barrier", 3), ("barrier", 6)}
 
 
 # ---- deterministic time and randomness --------------------------------------------------------
 
 class Clocked(Recorder):
     def packet_in(self, msg: Any) -> None:
-        self.seen.append(("clock", time.time(), time.monotonic(), random.random(), random.randint(0, 10**9)))
+        self.seen.append(("clock", time.time(), time.monotonic()))
         dp = msg.datapath
         dp.send_msg(dp.ofproto_parser.OFPPacketOut(dp, msg.buffer_id, msg.in_port,
                                                   [dp.ofproto_parser.OFPActionOutput(dp.ofproto.OFPP_FLOOD)], None))
 
 
-def test_time_and_random_are_the_same_in_every_handler_call() -> None:
+def test_time_is_the_same_in_every_handler_call() -> None:
+    """(Randomness is no longer seeded: tests/models/ryu/test_ryu_features.py.)"""
     random.seed(99)
     expected_next = random.Random(99).random()
     clocks = {value for value in seen_values(Clocked) if value[0] == "clock"}
@@ -282,9 +285,8 @@ REFUSED: list[tuple[str, Callable[[Any], Any], str]] = [
     ("groups", lambda dp: dp.ofproto_parser.OFPGroupMod(dp), r"groups \(OFPGroupMod\)"),
     ("meters", lambda dp: dp.ofproto_parser.OFPMeterMod(dp), r"meters \(OFPMeterMod\)"),
     ("flow stats", lambda dp: dp.ofproto_parser.OFPFlowStatsRequest(dp), "OFPFlowStatsRequest messages"),
-    ("timeouts", flow_mod_13(idle_timeout=10), r"flow timeouts \(idle_timeout=10, hard_timeout=0\)"),
     ("cookies", flow_mod_13(cookie=5), r"flow cookies \(cookie=0x5\)"),
-    ("flags", flow_mod_13(flags=lambda p, o: o.OFPFF_SEND_FLOW_REM), "flow-mod flags OFPFF_SEND_FLOW_REM"),
+    ("flags", flow_mod_13(flags=lambda p, o: o.OFPFF_CHECK_OVERLAP), "flow-mod flags OFPFF_CHECK_OVERLAP"),
     ("strict", flow_mod_13(command=lambda p, o: o.OFPFC_DELETE_STRICT), "OFPFC_DELETE_STRICT"),
     ("all tables", flow_mod_13(command=lambda p, o: o.OFPFC_DELETE, table_id=lambda p, o: o.OFPTT_ALL,
                                out_port=lambda p, o: o.OFPP_ANY, out_group=lambda p, o: o.OFPG_ANY), "OFPTT_ALL"),
@@ -380,18 +382,18 @@ class WithContexts(Recorder):
     _CONTEXTS = {"dpset": object}
 
 
-class Version14(Recorder):
-    OFP_VERSIONS = [0x05]
+class Version11(Recorder):
+    OFP_VERSIONS = [0x02]
 
 
 @pytest.mark.parametrize("app,expected", [
-    (Spawns, r"cannot create Spawns with options \{\}: Ryu apps: starting threads \(hub.spawn\)"),
-    (SpawnsInStart, r"starting threads \(hub.spawn in start\)"),
-    (Sleeps, r"blocking \(hub.sleep\)"),
-    (Threads, r"starting threads \(threading.Thread.start\)"),
+    (Spawns, r"^Ryu apps: starting threads \(hub.spawn, in Spawns.__init__\)"),
+    (SpawnsInStart, r"starting threads \(hub.spawn, in SpawnsInStart.start\)"),
+    (Sleeps, r"blocking \(hub.sleep, time.sleep, in Sleeps.join\)"),
+    (Threads, r"starting threads \(threading.Thread.start, in Threads.join\)"),
     (Requests, r"blocking requests \(send_request"),
-    (WithContexts, r"contexts \(_CONTEXTS: dpset\)"),
-    (Version14, r"OFP_VERSIONS \[0x5\] has neither OpenFlow 1.0"),
+    (WithContexts, r"contexts \(_CONTEXTS: dpset, in WithContexts\)"),
+    (Version11, r"OFP_VERSIONS \[0x2\] names no OpenFlow version the checker.s switches speak"),
 ])
 def test_what_the_model_cannot_run_is_refused(app: type, expected: str) -> None:
     with pytest.raises((UnsupportedFeature, AppLoadError), match=expected):
@@ -418,7 +420,7 @@ def test_a_refusal_is_one_line_and_exit_code_2_on_the_cli(tmp_path: Any) -> None
         "        dp.send_msg(dp.ofproto_parser.OFPGroupMod(dp))\n")
     result = CliRunner().invoke(main, ["verify", f"{app}:Grouping"])
     assert result.exit_code == 2
-    assert result.stderr == ("Error: Ryu apps: groups (OFPGroupMod) is not supported by the checker's model\n")
+    assert result.stderr == ("Error: Ryu apps: groups (OFPGroupMod, in Grouping.features) is not supported by the checker's model\n")
 
 
 def test_detection_and_adapter_identity() -> None:
