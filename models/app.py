@@ -13,8 +13,8 @@ from typing import Any, ClassVar, Generic, Sequence, TypeVar
 
 from nice_attendre.errors import CallTimeout, Interrupted, StopRequest, UnsupportedFeature
 from nice_attendre.models.addresses import is_prefix, normalise_prefix
-from nice_attendre.models.messages import (DEFAULT_PRIORITY, NO_TIMEOUTS, TABLE, BarrierReply, BufferId, FlowMod,
-                                           FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatus, Timeouts)
+from nice_attendre.models.messages import (DEFAULT_PRIORITY, NO_TIMEOUTS, TABLE, BarrierReply, BufferId, Error,
+                                           FlowMod, FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatus, Timeouts)
 from nice_attendre.models.packet import (HEADER_FIELDS, Action, Flood, GotoTable, Match, Output, Packet,
                                          SetField, ToController)
 from nice_attendre.models.scenario import Scenario
@@ -45,6 +45,7 @@ class FlowModRequest:
     buffer_id: BufferId | None
     command: str
     timeouts: Timeouts = NO_TIMEOUTS
+    check_overlap: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +123,8 @@ def app_failure(exc: BaseException) -> str:
         return f"called sys.exit({exc.code!r})"
     if isinstance(exc, BadRequest):
         return f"made a malformed request: {exc}"
-    return f"raised {type(exc).__name__}: {_message(exc)}"
+    where = getattr(exc, "app_where", None)  # set by adapters that know (a Ryu app's file and line)
+    return f"raised {type(exc).__name__}: {_message(exc)}" + (f" at {where}" if isinstance(where, str) else "")
 
 
 #: What :func:`app_failure` says of a call that ran past the handler time limit (how a
@@ -411,7 +413,7 @@ class Out:
     def flow_mod(self, dpid: int, match: Match, actions: Sequence[Action], *,
                  priority: int = DEFAULT_PRIORITY, table_id: int = 0,
                  buffer_id: BufferId | None = None, command: str = "add", idle_timeout: int = 0,
-                 hard_timeout: int = 0, notify_removed: bool = False) -> None:
+                 hard_timeout: int = 0, notify_removed: bool = False, check_overlap: bool = False) -> None:
         """Add an entry at switch ``dpid``; with ``command="modify"`` give every entry whose
         match is covered by ``match`` these actions (OpenFlow 1.1+: nothing happens if there
         is none); ``"modify-or-add"`` the same, but add the entry when none is covered
@@ -423,7 +425,9 @@ class Out:
         goes through the table), whatever entries the modify found.
         ``idle_timeout``/``hard_timeout`` (seconds, 0 = never) let the entry expire (at any
         moment: time is not modelled); with ``notify_removed`` the switch tells the app
-        (``on_flow_removed``). Raises :class:`BadRequest` for a
+        (``on_flow_removed``). With ``check_overlap`` (OFPFF_CHECK_OVERLAP) the switch refuses
+        an add that overlaps an entry of the same table and priority and tells the app
+        (``on_error``). Raises :class:`BadRequest` for a
         malformed argument, and for ``Output(TABLE)`` among the actions of an entry (OpenFlow
         allows it only in a packet-out; a switch refuses such a flow-mod).
         """
@@ -431,7 +435,7 @@ class Out:
         if valid is not None and type(dpid) is int and type(priority) is int and 0 <= priority <= MAX_PRIORITY \
                 and table_id == 0 and type(table_id) is int and command in _COMMANDS \
                 and (buffer_id is None or (type(buffer_id) is tuple and len(buffer_id) == 3)) \
-                and not idle_timeout and not hard_timeout and not notify_removed \
+                and not idle_timeout and not hard_timeout and not notify_removed and not check_overlap \
                 and _plain_actions(actions, _SEQUENCES):
             try:  # the common case inline: this runs for every flow-mod an app sends
                 known = match in valid
@@ -454,7 +458,8 @@ class Out:
         _check_number(call, "priority", priority, 0, MAX_PRIORITY)
         _check_buffer_id(call, buffer_id)
         timeouts = _timeouts(call, idle_timeout, hard_timeout, notify_removed)
-        self.requests.append(FlowModRequest(dpid, match, checked, priority, table_id, buffer_id, command, timeouts))
+        self.requests.append(FlowModRequest(dpid, match, checked, priority, table_id, buffer_id, command, timeouts,
+                                            bool(check_overlap)))
 
     def packet_out(self, dpid: int, actions: Sequence[Action], *, buffer_id: BufferId | None = None,
                    in_port: int = 0, packet: Packet | None = None) -> None:
@@ -633,6 +638,15 @@ class App(Generic[AS]):
     def on_flow_removed(self, state: AS, ev: FlowRemoved, out: Out) -> AS:
         """A switch removed an entry installed with ``notify_removed`` (it expired, or a
         flow-mod deleted it)."""
+        return state
+
+    def handler_name(self, handler: str) -> str:
+        """How traces name the app's handler ``handler`` (``"on_packet_in"``):
+        ``LearningSwitch.on_packet_in``. (Adapters name the method of the app they wrap.)"""
+        return f"{type(self).__name__}.{handler}"
+
+    def on_error(self, state: AS, ev: Error, out: Out) -> AS:
+        """A switch refused a flow-mod (``ev.reason``: ``"overlap"``, for ``check_overlap``)."""
         return state
 
     @classmethod

@@ -129,6 +129,9 @@ class FlowMod:
     ms: MessageSet | None = None
     ac: AttendreCommand | None = None
     timeouts: Timeouts = NO_TIMEOUTS
+    #: OFPFF_CHECK_OVERLAP: the switch refuses an add that overlaps an entry of the same
+    #: table and priority, with an :class:`Error` to the controller.
+    check_overlap: bool = False
 
     def __str__(self) -> str:
         kind = "flow-mod/packet-out" if self.buffer_id is not None else "flow-mod"
@@ -137,6 +140,8 @@ class FlowMod:
         extra = f", AC for s{self.ac.dpid}" if self.ac is not None else ""
         if self.timeouts != NO_TIMEOUTS:
             extra += f", {self.timeouts}"
+        if self.check_overlap:
+            extra += ", check overlap"
         return f"{kind} {self.match} -> {format_actions(self.actions)}{extra}"
 
 
@@ -207,5 +212,18 @@ class PortStatus:
         return f"port-status(s{self.dpid}, port {self.port} {'up' if self.up else 'down'})"
 
 
-SwitchMessage = PacketIn | BarrierReply | PortStatsReply | FlowRemoved | PortStatus
+@dataclass(frozen=True, slots=True)
+class Error:
+    """Switch ``dpid`` refused flow-mod ``request``: ``reason`` ``"overlap"`` (OFPFMFC_OVERLAP:
+    an add with OFPFF_CHECK_OVERLAP overlaps an entry of the same table and priority)."""
+
+    dpid: int
+    reason: str
+    request: FlowMod
+
+    def __str__(self) -> str:
+        return f"error(s{self.dpid}, {self.reason}: {self.request.match} priority {self.request.priority})"
+
+
+SwitchMessage = PacketIn | BarrierReply | PortStatsReply | FlowRemoved | PortStatus | Error
 Command = FlowMod | PacketOut | BarrierRequest | PortStatsRequest

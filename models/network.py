@@ -42,6 +42,7 @@ from nice_attendre.models.events import (ControllerHandle, Event, HostAnswer, Ho
                                          SwitchEntryExpires, SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models.chunked import ChunkedState, chunk_shift, slot_list
 from nice_attendre.models.channels import Channels, check_command_order, check_threads, describe_semantics
+from nice_attendre.models.fairness import process_of
 from nice_attendre.models.faults import KINDS as FAULT_KINDS
 from nice_attendre.models.faults import ControlLoss, Faults, LinkChange, LinkFault, SwitchRestart, check_link_scope
 from nice_attendre.models.hosts import Hosts
@@ -917,6 +918,9 @@ class Network:
                 if entry.timeouts is not None and entry.buffer is None
                 for reason in entry.timeouts.reasons())
         return found
+
+    #: The process of each event, for weak fairness (see :mod:`nice_attendre.models.fairness`).
+    fairness_group = staticmethod(process_of)
 
     def apply(self, state: tuple[int, ...], event: Event) -> tuple[int, ...]:
         """The state after ``event``; ``state`` is not changed."""

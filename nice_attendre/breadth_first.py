@@ -22,12 +22,13 @@ import math
 import signal
 import time
 from collections import deque
-from typing import Any, Hashable, Iterable, Sequence
+from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from nice_attendre.checker import Limits, Progress, ProgressCallback, end_of_search, state_checks
 from nice_attendre.errors import ModelError, StopRequest, escaped
+from nice_attendre.fair_cycles import Unfair, group_of
 from nice_attendre.fingerprint import fingerprint_functions
-from nice_attendre.lasso import eventually_reason, fair_lasso, termination_reason
+from nice_attendre.lasso import eventually_reason, settled, termination_reason
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.stored_graph import END, EXPANDED, Abandoned, StoredGraph
@@ -284,35 +285,56 @@ def _cycles_afterwards(system: Any, graph: StoredGraph, node_of: dict[Any, int],
         return all(p.holds(after) for p in always) and all(p.holds(before, event, after) for p in on_step)
 
     roots = [node_of[key] for key in initial_of]
+    group = group_of(system)
+
+    def lasso_for(prop: Property, allowed: Callable[[int], bool], acceptable: Callable[[Any, Any, Any], bool]
+                  ) -> tuple[Trace, str] | None:
+        """The lasso through nodes ``allowed`` that violates ``prop``, with its note, or None:
+        a cycle the graph walk meets, settled for ``prop``'s fairness; a component with no
+        weakly fair cycle is set aside and the walk goes on without it."""
+        cleared = bytearray(len(key_of_node))
+        while True:
+            found = graph.cycle(roots, allowed, stop=stop, ignore=cleared.__getitem__)
+            if found is None:
+                return None
+            target = found[0]
+            path = graph.path(roots, lambda node: node == target, allowed, stop=stop)
+            assert path is not None
+            outcome = settled(trace_of(path, found), enabled, apply, acceptable, group, prop.fairness == "weak",
+                              stop=stop)
+            if not isinstance(outcome, Unfair):
+                return outcome
+            for state in outcome.states:
+                node = node_of.get(key_function(state))
+                if node is not None:
+                    cleared[node] = 1
+            if not cleared[target]:  # pragma: no cover - the component holds the cycle's entry
+                raise ModelError("a cycle's entry is not a stored state; the model is not deterministic")
+
     try:
         graph.freeze()
-        if cycles:
-            found = graph.cycle(roots, stop=stop)
-            if found is not None:
-                lasso = trace_of(graph.path(roots, lambda node: node == found[0], stop=stop) or [found[0]], found)
-                lasso = fair_lasso(lasso, enabled, apply, fine)
-                reason = termination_reason(lasso, enabled)
-                for prop in cycles:
-                    discoveries.append(Discovery(prop.name, prop.expectation, lasso, reason))
-                    violated.add(prop.name)
+        for prop in cycles:
+            outcome = lasso_for(prop, lambda node: True, fine)
+            if outcome is not None:
+                lasso, note = outcome
+                discoveries.append(Discovery(prop.name, prop.expectation, lasso,
+                                             termination_reason(lasso, enabled, group, note)))
+                violated.add(prop.name)
         for prop, column in zip(eventually, holds_at):
             def allowed(node: int, column: bytearray = column) -> bool:
                 return not column[node]
 
             ends = graph.end(roots, allowed, stop=stop)
+            note = ""
             if ends is not None:
                 trace = trace_of(ends)
             else:
-                found = graph.cycle(roots, allowed, stop=stop)
-                if found is None:
+                outcome = lasso_for(prop, allowed, lambda before, event, after, prop=prop: fine(before, event, after)
+                                    and not prop.holds(after))
+                if outcome is None:
                     continue
-                target = found[0]
-                path = graph.path(roots, lambda node: node == target, allowed, stop=stop)
-                assert path is not None
-                trace = fair_lasso(trace_of(path, found), enabled, apply,
-                                   lambda before, event, after, prop=prop: fine(before, event, after)
-                                   and not prop.holds(after))
-            reason = eventually_reason(prop.name, trace, enabled, prop.why(trace.final))
+                trace, note = outcome
+            reason = eventually_reason(prop.name, trace, enabled, prop.why(trace.final), group, note)
             discoveries.append(Discovery(prop.name, prop.expectation, trace, reason))
             violated.add(prop.name)
     except Abandoned:

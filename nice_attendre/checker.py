@@ -16,7 +16,8 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 from nice_attendre.checkpoint import SearchState
 from nice_attendre.errors import InputError, ModelError, StopRequest, escaped
 from nice_attendre.fingerprint import fingerprint_functions, keyed_functions, peek_functions
-from nice_attendre.lasso import eventually_reason, fair_lasso, termination_reason
+from nice_attendre.fair_cycles import Unfair, group_of
+from nice_attendre.lasso import eventually_reason, settled, termination_reason
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.system import System
@@ -315,6 +316,10 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
     pending: list[Any] = [FingerprintTable() if fingerprint else KeyedStates() if keyed else set()
                           for _ in eventually]
     rework = 0  # applies of the frames that expand a state again (not transitions)
+    # Weak fairness: per property, the states of strongly connected components with no weakly
+    # fair cycle (a back edge into one closes no cycle that property counts).
+    unfair: dict[str, set[Any]] = {}
+    group = group_of(system)
 
     def trace_to(final_event: Any, final_state: Any) -> Trace:
         steps = [Step(frame[3], frame[0]) for frame in stack[1:]]
@@ -358,30 +363,49 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
             bit += 1
         return mask
 
-    def record_cycle(prop: Property, trace: Trace) -> None:
-        """``trace`` (a lasso, or for an eventually-property a path that ends) violates ``prop``;
-        a lasso is first made as fair as it can be (:func:`~nice_attendre.lasso.fair_lasso`)."""
+    def record_cycle(prop: Property, trace: Trace) -> bool:
+        """``trace`` (a lasso, or for an eventually-property a path that ends) violates ``prop``,
+        unless it is a lasso and ``prop`` assumes weak fairness, which no cycle through the
+        cycle's entry satisfies: then its strongly connected component is set aside for
+        ``prop`` (``unfair``) and nothing is recorded. A lasso is first made as fair as it can
+        be (:func:`~nice_attendre.lasso.settled`). True when ``prop`` is violated."""
         if prop.name in violated and not keep_going:
-            return
+            return True
+        note = ""
+        if trace.is_lasso:
+            cleared = unfair.setdefault(prop.name, set())
+            start = trace.cycle_start
+            entry = trace.steps[start - 1].state if start else trace.initial
+            if entry in cleared:
+                return False
+            acceptable = fine if prop.expectation is Expectation.TERMINATION else (
+                lambda before, event, after: fine(before, event, after) and not prop.holds(after))
+            found = settled(trace, enabled, apply, acceptable, group, prop.fairness == "weak",
+                            stop=lambda: stop_at[0] < 0)
+            if isinstance(found, Unfair):
+                cleared.update(found.states)
+                return False
+            trace, note = found
         if prop.expectation is Expectation.TERMINATION:
-            trace = fair_lasso(trace, enabled, apply, fine)
-            reason = termination_reason(trace, enabled)
+            reason = termination_reason(trace, enabled, group, note)
         else:
-            if trace.is_lasso:
-                trace = fair_lasso(trace, enabled, apply, lambda before, event, after: fine(before, event, after)
-                                   and not prop.holds(after))
-            reason = eventually_reason(prop.name, trace, enabled, prop.why(trace.final))
+            reason = eventually_reason(prop.name, trace, enabled, prop.why(trace.final), group, note)
         discoveries.append(Discovery(prop.name, prop.expectation, trace, reason))
         violated.add(prop.name)
+        return True
 
     def fine(before: Any, event: Any, after: Any) -> bool:
         """Whether a step a lasso may gain violates no property the search checks on steps."""
         return all(p.holds(after) for p in always) and all(p.holds(before, event, after) for p in on_step)
 
-    def record_bits(mask: int, trace: Trace) -> None:
+    def record_bits(mask: int, trace: Trace) -> bool:
+        """``trace`` violates the eventually-properties of the bits ``mask``: True if it
+        violates one (see ``record_cycle``)."""
+        found = False
         for bit, prop in enumerate(eventually):
             if mask >> bit & 1:
-                record_cycle(prop, trace)
+                found = record_cycle(prop, trace) or found
+        return found
 
     def again(state: Any, key: Any, event: Any, mask: int) -> bool:
         """``state`` (stored, key ``key``), reached by ``event`` from the top frame with the
@@ -390,8 +414,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         nonlocal depth_cut
         at = where(key)
         if at is not None:  # every state from frame ``at`` up to here has the bits on
-            record_bits(mask, lasso_to(at, event))
-            return True
+            return record_bits(mask, lasso_to(at, event))
         fresh = 0
         for bit, seen in enumerate(pending):
             if mask >> bit & 1 and key not in seen:
@@ -403,8 +426,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                 seen.add(key)
         next_events = enabled(state)
         if not next_events:
-            record_bits(fresh, trace_to(event, state))
-            return True
+            return record_bits(fresh, trace_to(event, state))
         if depth_limit is not None and len(stack) >= depth_limit:
             depth_cut = True
             return False
@@ -518,9 +540,10 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                             at = where(key) if keyed else on_stack_get(key)
                             if at is not None:  # a back edge: the stack from ``at`` is a cycle
                                 found_trace = lasso_to(at, event)
+                                found_any = False
                                 for prop in cycles:
-                                    record_cycle(prop, found_trace)
-                                if not keep_going:
+                                    found_any = record_cycle(prop, found_trace) or found_any
+                                if found_any and not keep_going:
                                     stop_reason = "violation"
                                     break
                         if ev_mode and frame[5]:
@@ -551,8 +574,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                                 if mask >> bit & 1:
                                     seen.add(key)
                             if not next_events:  # the execution ends and they never held
-                                record_bits(mask, trace_to(event, state))
-                                if not keep_going:
+                                if record_bits(mask, trace_to(event, state)) and not keep_going:
                                     stop_reason = "violation"
                                     break
                     if next_events:

@@ -37,6 +37,9 @@ class Expectation(enum.Enum):
 #: The expectations about whole executions, which only a search that sees cycles can check.
 EXECUTION_EXPECTATIONS = frozenset({Expectation.EVENTUALLY, Expectation.TERMINATION})
 
+#: The fairness assumptions a property of whole executions may make (see :class:`Property`).
+FAIRNESS = ("weak", "none")
+
 
 @dataclass(frozen=True, slots=True)
 class Property:
@@ -44,7 +47,10 @@ class Property:
 
     ``description`` is one line for listings. ``explain(state) -> str``, when given, says
     why the predicate fails in ``state`` (used in reports); it is only called on failing
-    states.
+    states. ``fairness`` matters to the properties of whole executions (``TERMINATION``,
+    ``EVENTUALLY``) only: ``"weak"`` (the default) judges only the executions of a weakly
+    fair scheduler, under which a process enabled for ever eventually moves (see
+    :mod:`nice_attendre.fair_cycles`); ``"none"`` every execution, whatever the scheduler.
     """
 
     name: str
@@ -52,6 +58,7 @@ class Property:
     holds: Callable[[Any], bool]
     description: str = ""
     explain: Callable[[Any], str] | None = None
+    fairness: str = "weak"
 
     def __post_init__(self) -> None:
         # A property the searches cannot classify would never be checked: refuse it here
@@ -62,6 +69,9 @@ class Property:
                             f"{self.expectation!r} (use Property.always(name, holds), ...)")
         if not callable(self.holds):
             raise TypeError(f"property {self.name!r}: holds must be callable, got {self.holds!r}")
+        if self.fairness not in FAIRNESS:
+            raise TypeError(f"property {self.name!r}: fairness must be one of {', '.join(FAIRNESS)}, "
+                            f"got {self.fairness!r}")
         if self.explain is not None and not callable(self.explain):
             raise TypeError(f"property {self.name!r}: explain must be callable or None, got {self.explain!r}")
 
@@ -92,17 +102,19 @@ class Property:
 
     @staticmethod
     def eventually(name: str, holds: Callable[[Any], bool], description: str = "",
-                   explain: Callable[[Any], str] | None = None) -> "Property":
+                   explain: Callable[[Any], str] | None = None, fairness: str = "weak") -> "Property":
         """A property that must become true on every maximal execution (one that ends, or one
         that repeats a cycle for ever): a path where ``holds`` is false in every state and that
-        reaches a quiescent state or a cycle violates it. ``explain`` gets the last state of
-        the trace."""
-        return Property(name, Expectation.EVENTUALLY, holds, description, explain)
+        reaches a quiescent state or a cycle violates it (a cycle only if a weakly fair
+        scheduler can repeat it, unless ``fairness`` is ``"none"``). ``explain`` gets the last
+        state of the trace."""
+        return Property(name, Expectation.EVENTUALLY, holds, description, explain, fairness)
 
     @staticmethod
-    def termination(name: str = "termination", description: str = "") -> "Property":
-        """A property that every execution ends: no reachable state reaches itself."""
-        return Property(name, Expectation.TERMINATION, _not_called, description)
+    def termination(name: str = "termination", description: str = "", fairness: str = "weak") -> "Property":
+        """A property that every execution ends: no reachable state reaches itself on a cycle
+        that a weakly fair scheduler can repeat (with ``fairness="none"``: on any cycle)."""
+        return Property(name, Expectation.TERMINATION, _not_called, description, fairness=fairness)
 
     def why(self, state: Hashable) -> str:
         """The reason the property fails in ``state`` (empty when no explainer is given)."""

@@ -78,11 +78,15 @@ class StoredGraph:
         return self._succ[self._first[node]:self._first[node + 1]]
 
     def cycle(self, roots: Sequence[int], allowed: Callable[[int], bool] | None = None,
-              stop: Callable[[], bool] | None = None) -> list[int] | None:
+              stop: Callable[[], bool] | None = None, ignore: Callable[[int], bool] | None = None
+              ) -> list[int] | None:
         """A cycle ``[c0, c1, ..., ck]`` (edges ``c0 -> c1 -> ... -> ck -> c0``) among the
         nodes ``allowed`` reachable from ``roots`` through them, or None: a depth-first walk
         from each root in turn, successors in edge order; the first edge to a node on the
-        walk's path closes the cycle (the graph has a cycle iff the walk meets such an edge)."""
+        walk's path closes the cycle (the graph has a cycle iff the walk meets such an edge).
+        An edge to a node that ``ignore`` names closes none: when ``ignore`` names whole
+        strongly connected components, the cycles in the others are still found (each has
+        an edge back to a node of its own component on the walk's path)."""
         assert self._first is not None and self._succ is not None, "freeze() the graph first"
         first, succ = self._first, self._succ
         colour = bytearray(len(self.kinds))  # 0 white, 1 on the path, 2 done
@@ -109,6 +113,8 @@ class StoredGraph:
                 if allowed is not None and not allowed(target):
                     continue
                 if colour[target] == 1:
+                    if ignore is not None and ignore(target):
+                        continue
                     return path[path.index(target):]
                 if not colour[target]:
                     colour[target] = 1

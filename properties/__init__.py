@@ -26,7 +26,7 @@ from nice_attendre.properties.custom import PropertySpec
 from nice_attendre.properties.delivery import delivery
 from nice_attendre.properties.flows import no_duplicates, no_reordering
 from nice_attendre.properties.routes import intended_paths, no_stale_routes, strict_no_stale_routes
-from nice_attendre.properties.termination import termination
+from nice_attendre.properties.termination import termination, termination_any_scheduler
 from nice_attendre.property import Property
 from nice_attendre.watchdog import CallGuard
 
@@ -46,6 +46,7 @@ REGISTRY: dict[str, PropertyFactory] = {
     "strict-no-stale-routes": strict_no_stale_routes,
     "intended-paths": intended_paths,
     "termination": termination,
+    "termination-any-scheduler": termination_any_scheduler,
 }
 
 #: Checked when no property is named (and the app names none). None of them keeps history in

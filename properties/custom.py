@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from nice_attendre.models.view import View
-from nice_attendre.property import Expectation, Property
+from nice_attendre.property import FAIRNESS, Expectation, Property
 
 if TYPE_CHECKING:
     from nice_attendre.models.network import Network
@@ -47,12 +47,16 @@ class PropertySpec:
     predicate: Callable[..., Any]
     description: str = ""
     explain: Callable[[View], str] | None = field(default=None, compare=False)
+    fairness: str = "weak"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError("a property needs a name (a non-empty string)")
         if not callable(self.predicate):
             raise ValueError(f"property {self.name!r}: the predicate must be callable, got {self.predicate!r}")
+        if self.fairness not in FAIRNESS:
+            raise ValueError(f"property {self.name!r}: fairness must be one of {', '.join(FAIRNESS)}, "
+                             f"got {self.fairness!r}")
 
     def __call__(self, net: "Network") -> Property:
         errors: dict[Any, str] = {}
@@ -86,7 +90,7 @@ class PropertySpec:
             except Exception as exc:
                 return f"(its explanation raised {type(exc).__name__}: {exc})"
 
-        return Property(name, self.expectation, holds, self.description, explain)
+        return Property(name, self.expectation, holds, self.description, explain, self.fairness)
 
 
 def always(name: str, predicate: Callable[[View], Any], description: str = "",
@@ -108,12 +112,13 @@ def sometimes(name: str, predicate: Callable[[View], Any], description: str = ""
 
 
 def eventually(name: str, predicate: Callable[[View], Any], description: str = "",
-               explain: Callable[[View], str] | None = None) -> PropertySpec:
+               explain: Callable[[View], str] | None = None, fairness: str = "weak") -> PropertySpec:
     """A claim that every execution makes true at some point: on every path, whether it ends
-    (nothing more can happen) or goes on for ever (a cycle), some state satisfies it. A
-    violation is a trace where it never holds that ends, or a lasso (a path, then a cycle that
-    repeats for ever); ``explain`` gets the view of its last state. See docs/termination.md."""
-    return PropertySpec(name, Expectation.EVENTUALLY, predicate, description, explain)
+    (nothing more can happen) or goes on for ever (a cycle a weakly fair scheduler can repeat;
+    with ``fairness="none"`` any cycle), some state satisfies it. A violation is a trace where
+    it never holds that ends, or a lasso (a path, then a cycle that repeats for ever);
+    ``explain`` gets the view of its last state. See docs/termination.md."""
+    return PropertySpec(name, Expectation.EVENTUALLY, predicate, description, explain, fairness)
 
 
 def on_transition(name: str, predicate: Callable[[View, Any, View], Any], description: str = "",

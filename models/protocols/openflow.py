@@ -49,7 +49,7 @@ from nice_attendre.models.app import (BarrierRequestRequest, FlowModRequest, Ins
                                       bad_state, is_app_failure, state_failure)
 from nice_attendre.models.determinism import NondeterministicCall, Outcome, Read, difference, reads_text
 from nice_attendre.models.events import ControllerStats
-from nice_attendre.models.messages import (NO_TIMEOUTS, TABLE, BarrierReply, BarrierRequest, BufferId, FlowMod,
+from nice_attendre.models.messages import (NO_TIMEOUTS, TABLE, BarrierReply, BarrierRequest, BufferId, Error, FlowMod,
                                            FlowRemoved, PacketIn, PacketOut, PortStatsReply, PortStatsRequest,
                                            PortStatus)
 from nice_attendre.models.packet import Flood, GotoTable, Output, Packet, SetField, ToController, rewritten
@@ -452,6 +452,8 @@ class OpenFlow:
                 fields: Callable[[flowtable.Table], dict[str, Any]] | None = None) -> flowtable.Entry | None:
         """Apply the table change of flow-mod ``msg``; return the entry it added (None for
         modify and delete). ``fields(table)`` gives a variant's extra entry fields.
+        An add with ``check_overlap`` that overlaps an entry of the same table and priority
+        changes nothing: the switch sends the controller an :class:`Error` (returns None).
 
         Results are cached per (table, message): the same flow-mod on the same table gives
         the same table, and path installs repeat across interleavings. The message is the
@@ -460,6 +462,8 @@ class OpenFlow:
         and is only called on a cache miss.
         """
         slot = self.net.slot_table[dpid]
+        if msg.check_overlap and self.overlapping(tx, dpid, msg):
+            return None
         key = (tx.s[slot], id(msg))
         cached = self._install_cache.get(key)
         if cached is not None and cached[0] is msg:
@@ -502,9 +506,24 @@ class OpenFlow:
             tx.note(lambda: f"s{dpid} tells the controller it deleted [{gone}] (flow-removed)")
         return entry
 
+    def overlapping(self, tx: "Tx", dpid: int, msg: FlowMod) -> bool:
+        """OFPFF_CHECK_OVERLAP: whether add ``msg`` overlaps an entry of its table with its
+        priority; if so the switch refuses it and sends the controller an :class:`Error`."""
+        if msg.command != "add":
+            return False
+        clash = next((e for e in tx.get(self.net.slot_table[dpid]) if e.table_id == msg.table_id
+                      and e.priority == msg.priority and flowtable.overlap(e.match, msg.match)), None)
+        if clash is None:
+            return False
+        tx.note(lambda: f"s{dpid} refuses {msg}: it overlaps [{clash}] (OFPFF_CHECK_OVERLAP); error sent")
+        self.net.to_controller(tx, dpid, Error(dpid, "overlap", msg))
+        return True
+
     def flow_mod(self, tx: "Tx", dpid: int, msg: FlowMod) -> None:
         """Change the table; for a flow-mod/packet-out, then apply its actions to the buffered
-        packet (see :func:`releases`)."""
+        packet (see :func:`releases`), unless the switch refused it (OFPFF_CHECK_OVERLAP)."""
+        if msg.check_overlap and self.overlapping(tx, dpid, msg):
+            return
         self.install(tx, dpid, msg)
         if releases(msg):
             self.release_buffered(tx, dpid, msg.buffer_id, self.release_actions(msg))
@@ -573,6 +592,9 @@ class OpenFlow:
                          str(msg), None, message=msg)
         elif kind is PortStatus:
             self.run_app(tx, "on_port_status", lambda app, state, out: app.on_port_status(state, msg, out),
+                         str(msg), None, message=msg)
+        elif kind is Error:
+            self.run_app(tx, "on_error", lambda app, state, out: app.on_error(state, msg, out),
                          str(msg), None, message=msg)
         elif kind is PortStatsReply:
             platform: PlatformState = tx.get(self.net.slot_platform)
@@ -652,7 +674,7 @@ class OpenFlow:
         net = self.net
         app = net.app
         before = tx.get(net.slot_app)
-        name = f"{type(app).__name__}.{handler}"
+        name = app.handler_name(handler)
         checked = net.detector.checked
         key = None if message is None else (handler, message, tx.s[net.slot_app])
         if key is not None and key in checked:
@@ -776,7 +798,8 @@ class OpenFlow:
         kind = type(request)
         if kind is FlowModRequest:
             return FlowMod(request.match, request.actions, request.priority, request.table_id,
-                           request.buffer_id, request.command, timeouts=request.timeouts)
+                           request.buffer_id, request.command, timeouts=request.timeouts,
+                           check_overlap=request.check_overlap)
         if kind is PacketOutRequest:
             return PacketOut(request.actions, request.buffer_id, request.in_port, request.packet)
         if kind is PortStatsRequestRequest:

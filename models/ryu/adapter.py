@@ -15,7 +15,8 @@ constructor gets the app options as keyword arguments). Then:
   ``EventOFPSwitchFeatures`` (CONFIG phase) then ``EventOFPStateChange`` (MAIN) when a switch
   joins; ``EventOFPPacketIn``, ``EventOFPPortStatsReply``, ``EventOFPBarrierReply``,
   ``EventOFPFlowRemoved`` (an entry installed with OFPFF_SEND_FLOW_REM expired or was
-  deleted) and ``EventOFPPortStatus`` (a link went down or up: ``--fault link``) (MAIN)
+  deleted), ``EventOFPPortStatus`` (a link went down or up: ``--fault link``) and
+  ``EventOFPErrorMsg`` (a flow-mod with OFPFF_CHECK_OVERLAP refused) (MAIN)
   when the controller handles them. No other event occurs in the model (echo, ...), so
   handlers for other events are never called.
 * **Transaction ids.** Each datapath numbers the messages the app sends from 1, as os-ken's
@@ -39,6 +40,7 @@ constructor gets the app options as keyword arguments). Then:
 from __future__ import annotations
 
 import inspect
+import os
 from functools import lru_cache
 from typing import Any, Callable, ClassVar
 
@@ -50,11 +52,11 @@ from os_ken.ofproto import ofproto_v1_0, ofproto_v1_3
 from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models import determinism
 from nice_attendre.models.app import App, Out
-from nice_attendre.models.messages import BarrierReply, FlowRemoved, PacketIn, PortStatsReply, PortStatus
+from nice_attendre.models.messages import BarrierReply, Error, FlowRemoved, PacketIn, PortStatsReply, PortStatus
 from nice_attendre.models.ryu import env
 from nice_attendre.models.ryu.codec import Codec
 from nice_attendre.models.ryu.datapath import CheckerDatapath
-from nice_attendre.models.ryu.scan import refuse_unsupported, uses_xids
+from nice_attendre.models.ryu.scan import names, refuse_unsupported, uses_xids
 from nice_attendre.models.ryu.state import Frozen, freeze_attributes, restore_attributes
 from nice_attendre.models.ryu.translate import Translator, refuse
 from nice_attendre.models.ryu.wire import Wire
@@ -83,15 +85,57 @@ _REFUSED_METHODS = {
     "reply_to_request": "replies to requests between apps (reply_to_request)",
 }
 
+#: The events (and phases) each of the checker's handler calls delivers.
+_EVENTS_OF_CALL = {
+    "on_switch_join": (("EventOFPSwitchFeatures", ryu_handler.CONFIG_DISPATCHER),
+                       ("EventOFPStateChange", ryu_handler.MAIN_DISPATCHER)),
+    "on_packet_in": (("EventOFPPacketIn", ryu_handler.MAIN_DISPATCHER),),
+    "on_port_stats": (("EventOFPPortStatsReply", ryu_handler.MAIN_DISPATCHER),),
+    "on_barrier_reply": (("EventOFPBarrierReply", ryu_handler.MAIN_DISPATCHER),),
+    "on_flow_removed": (("EventOFPFlowRemoved", ryu_handler.MAIN_DISPATCHER),),
+    "on_port_status": (("EventOFPPortStatus", ryu_handler.MAIN_DISPATCHER),),
+    "on_error": (("EventOFPErrorMsg", ryu_handler.MAIN_DISPATCHER),),
+}
+
 #: The events the model generates, by event class name.
 _DELIVERED = ("EventOFPSwitchFeatures", "EventOFPStateChange", "EventOFPPacketIn", "EventOFPPortStatsReply",
-              "EventOFPBarrierReply", "EventOFPFlowRemoved", "EventOFPPortStatus")
+              "EventOFPBarrierReply", "EventOFPFlowRemoved", "EventOFPPortStatus", "EventOFPErrorMsg")
 
 
 def _refused(feature: str) -> Callable[..., Any]:
     def refused(*_args: Any, **_kwargs: Any) -> Any:
         raise refuse(feature)
     return refused
+
+
+def _app_files(ryu_class: type) -> frozenset[str]:
+    """The source files of the app's own classes (not os-ken's), as real paths."""
+    files = set()
+    for klass in ryu_class.__mro__:
+        if klass is app_manager.OSKenApp:
+            break
+        try:
+            files.add(os.path.realpath(inspect.getfile(klass)))
+        except (TypeError, OSError):
+            pass
+    return frozenset(files)
+
+
+def _locate(exc: BaseException, files: frozenset[str]) -> None:
+    """Set ``exc.app_where`` to where in the app's files it was raised (the innermost such
+    frame: ``ryu_app.py:63 in flow_removed_handler``), which the report names."""
+    where = None
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if os.path.realpath(code.co_filename) in files:
+            where = f"{os.path.basename(code.co_filename)}:{tb.tb_lineno} in {code.co_name}"
+        tb = tb.tb_next
+    if where is not None and getattr(exc, "app_where", None) is None:
+        try:
+            exc.app_where = where  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):  # an exception class with __slots__: not named
+            pass
 
 
 @lru_cache(maxsize=None)
@@ -182,6 +226,8 @@ class RyuAdapter(App[Frozen]):
         self.ryu = app
         self._skip = _framework_attributes()
         self._handlers = self._find_handlers(app)
+        self._names: dict[str, str] = {}
+        self._files = _app_files(cls)
 
     @staticmethod
     def _start(app: Any) -> None:
@@ -214,6 +260,17 @@ class RyuAdapter(App[Frozen]):
 
     def describe(self) -> str:
         return f"{self.ryu_class.__name__} (Ryu app, OpenFlow {NAMES[self.wire_version]})"
+
+    def handler_name(self, handler: str) -> str:
+        """The app's own handler methods a call of ``handler`` runs (``SimpleSwitch13._packet_in_handler``;
+        several joined by ", "), or ``SimpleSwitch13.on_packet_in`` when it has none."""
+        names = self._names.get(handler)
+        if names is None:
+            methods = [method.__name__ for event, phase in _EVENTS_OF_CALL.get(handler, ())
+                       for method, phases in self._handlers.get(event, ()) if not phases or phase in phases]
+            cls = self.ryu_class.__name__
+            names = self._names[handler] = ", ".join(f"{cls}.{m}" for m in dict.fromkeys(methods)) or f"{cls}.{handler}"
+        return names
 
     def handled_events(self) -> tuple[str, ...]:
         """The event classes the app has handlers for that the model generates."""
@@ -291,7 +348,11 @@ class RyuAdapter(App[Frozen]):
                 for ev, phase in events(switches):
                     for method, phases in self._handlers.get(type(ev).__name__, ()):
                         if not phases or phase in phases:
-                            method(ev)
+                            try:
+                                method(ev)
+                            except BaseException as exc:
+                                _locate(exc, self._files)
+                                raise
         finally:
             self._out, self._context = None, None
         requests = tuple(out.requests[first:])
@@ -341,6 +402,13 @@ class RyuAdapter(App[Frozen]):
 
         return self._run(state, out, None, events, ("flow-removed", ev))
 
+    def on_error(self, state: Frozen, ev: Error, out: Out) -> Frozen:
+        def events(switches: _Switches) -> list[tuple[Any, str]]:
+            msg = switches.wire.error(switches.datapaths[ev.dpid], ev)
+            return [(ofp_event.ofp_msg_to_ev(msg), ryu_handler.MAIN_DISPATCHER)]
+
+        return self._run(state, out, None, events, ("error", ev))
+
     def on_port_status(self, state: Frozen, ev: PortStatus, out: Out) -> Frozen:
         def events(switches: _Switches) -> list[tuple[Any, str]]:
             msg = switches.wire.port_status(switches.datapaths[ev.dpid], ev)
@@ -361,6 +429,10 @@ def adapt_class(ryu_class: type) -> type:
     """The :class:`RyuAdapter` subclass for ``ryu_class``, named like it (made once per class)."""
     refuse_unsupported(ryu_class, app_manager.OSKenApp)
     wire_version = negotiate(ryu_class)
+    if wire_version not in (ofproto_v1_0.OFP_VERSION, ofproto_v1_3.OFP_VERSION) \
+            and "OFPPortStatsRequest" in names(ryu_class, app_manager.OSKenApp):
+        raise refuse(f"port statistics in OpenFlow {NAMES[wire_version]} (the checker's switches report them in 1.0 "
+                     f"and 1.3; in {ryu_class.__name__})")
     namespace = {
         "tracks_xids": uses_xids(ryu_class, app_manager.OSKenApp),
         "ryu_class": ryu_class,

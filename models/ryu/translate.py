@@ -10,7 +10,9 @@ normalises its match whichever OFPMatch API built it. The request goes into the 
   covered); DELETE (non-strict). A buffer id makes an ADD or a MODIFY a flow-mod/packet-out
   (a DELETE ignores it). Idle and hard timeouts and OFPFF_SEND_FLOW_REM are the entry's
   (it may expire at any moment; its removal comes back as EventOFPFlowRemoved); the counter
-  flags (OFPFF_RESET_COUNTS, OFPFF_NO_PKT_COUNTS, OFPFF_NO_BYT_COUNTS) have no effect.
+  flags (OFPFF_RESET_COUNTS, OFPFF_NO_PKT_COUNTS, OFPFF_NO_BYT_COUNTS) have no effect. An
+  ADD with OFPFF_CHECK_OVERLAP is refused by the switch when it overlaps an entry of the same
+  table and priority (EventOFPErrorMsg, OFPET_FLOW_MOD_FAILED/OFPFMFC_OVERLAP).
 * ``OFPPacketOut`` of a buffered packet, or of the frame of the packet-in being handled
   (OFP_NO_BUFFER with ``data=msg.data``).
 * ``OFPBarrierRequest``, ``OFPPortStatsRequest`` (all ports), ``OFPSetConfig`` (when it
@@ -116,7 +118,7 @@ class Translator:
         if parsed.cookie != 0 or getattr(parsed, "cookie_mask", 0) != 0:
             raise refuse(f"flow cookies (cookie={parsed.cookie:#x})")
         flags = [flag for flag in _FLAG_NAMES if hasattr(ofp, flag) and parsed.flags & getattr(ofp, flag)
-                 and flag not in _HARMLESS_FLAGS and flag != "OFPFF_SEND_FLOW_REM"]
+                 and flag not in _HARMLESS_FLAGS and flag not in ("OFPFF_SEND_FLOW_REM", "OFPFF_CHECK_OVERLAP")]
         if flags:
             raise refuse(f"flow-mod flags {', '.join(flags)}")
         # Timeouts and OFPFF_SEND_FLOW_REM belong to the entry an add (or 1.0's modify) makes;
@@ -125,6 +127,8 @@ class Translator:
         if command != "delete" and (parsed.idle_timeout or parsed.hard_timeout or parsed.flags & ofp.OFPFF_SEND_FLOW_REM):
             timeouts = {"idle_timeout": parsed.idle_timeout, "hard_timeout": parsed.hard_timeout,
                         "notify_removed": bool(parsed.flags & ofp.OFPFF_SEND_FLOW_REM)}
+        if command == "add" and parsed.flags & ofp.OFPFF_CHECK_OVERLAP:
+            timeouts["check_overlap"] = True
         if command == "delete":
             any_port = ofp.OFPP_NONE if self.version == "1.0" else ofp.OFPP_ANY
             if parsed.out_port != any_port or (self.version == "1.3" and parsed.out_group != ofp.OFPG_ANY):

@@ -23,7 +23,7 @@ from typing import Any
 from os_ken import utils
 from os_ken.ofproto import ofproto_parser
 
-from nice_attendre.models.messages import FlowRemoved, PacketIn, PortStatus
+from nice_attendre.models.messages import Error, FlowRemoved, PacketIn, PortStatus
 from nice_attendre.models.packet import Match
 from nice_attendre.models.ryu.codec import ETH_TYPE_IPV4, IP_PROTO_TCP, Codec
 
@@ -217,6 +217,16 @@ class Wire:
             msg = parser.OFPFlowRemoved(datapath, cookie=0, priority=ev.priority, reason=reason,
                                         table_id=ev.table_id, duration_sec=0, duration_nsec=0, idle_timeout=idle,
                                         hard_timeout=hard, packet_count=0, byte_count=0, match=match)
+        msg.xid = 0
+        return msg
+
+    def error(self, datapath: Any, ev: Error) -> Any:
+        """The OFPErrorMsg for the model's ``ev``: OFPET_FLOW_MOD_FAILED, OFPFMFC_OVERLAP. (The
+        model's flow-mod keeps neither its bytes nor its xid: the error's data is empty and
+        its xid 0.)"""
+        ofp = datapath.ofproto
+        msg = datapath.ofproto_parser.OFPErrorMsg(datapath, type_=ofp.OFPET_FLOW_MOD_FAILED, code=ofp.OFPFMFC_OVERLAP,
+                                                  data=b"")
         msg.xid = 0
         return msg
 

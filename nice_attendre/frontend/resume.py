@@ -107,7 +107,7 @@ def _network_classes() -> tuple[type, ...]:
         packet.ToController, packet.GotoTable, packet.SetField,
         messages.MessageSet, messages.Timeouts, messages.PacketIn, messages.BarrierReply, messages.PortStatsReply,
         messages.FlowMod, messages.PacketOut, messages.BarrierRequest, messages.PortStatsRequest,
-        messages.FlowRemoved, messages.PortStatus,
+        messages.FlowRemoved, messages.PortStatus, messages.Error,
         openflow.PlatformState, openflow_b.Held, attendre.SetProgress, attendre.AttendreState, pif.PendingRule,
     )
 

@@ -354,7 +354,7 @@ def test_a_nondeterministic_ryu_app_is_seen_when_its_trace_is_replayed(tmp_path:
     assert proc.returncode == 4, (proc.stdout, proc.stderr)
     no_traceback(proc)
     assert violation(proc)[0] == "VIOLATION 1: app-nondeterminism (always)"
-    assert violation(proc)[1].startswith("  Counting.on_packet_in returned two states for the same input: ")
+    assert violation(proc)[1].startswith("  Counting.handle_packet_in returned two states for the same input: ")
     result = verify(spec, topology="linear:3", packets=2)
     assert result.discoveries[0].property == "app-nondeterminism"
     module = import_target(str(tmp_path / "counting.py"), "app", Exception)

@@ -38,3 +38,15 @@ class MetersOnPacketIn(SpawnsOnPacketIn):
 
     def meter(self, datapath):
         datapath.send_msg(datapath.ofproto_parser.OFPMeterMod(datapath))
+
+
+class RewritesOnPacketIn(SpawnsOnPacketIn):
+    """Rewrites the destination address of a packet it sends out."""
+
+    @set_ev_cls(ofp_event.EventOFPPacketIn, MAIN_DISPATCHER)
+    def packet_in_handler(self, ev):
+        datapath = ev.msg.datapath
+        parser = datapath.ofproto_parser
+        actions = [parser.OFPActionSetField(eth_dst="00:00:00:00:00:02"), parser.OFPActionOutput(1)]
+        datapath.send_msg(parser.OFPPacketOut(datapath=datapath, buffer_id=ev.msg.buffer_id, in_port=2,
+                                              actions=actions, data=None))

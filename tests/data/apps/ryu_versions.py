@@ -128,3 +128,13 @@ class NotifiedSwitch10(app_manager.RyuApp):
             self.down.add(key)
         else:
             self.down.discard(key)
+
+
+class Monitoring14(LearningSwitch14):
+    """Asks for port statistics on each packet-in (OpenFlow 1.4: not modelled)."""
+
+    @set_ev_cls(ofp_event.EventOFPPacketIn, MAIN_DISPATCHER)
+    def packet_in_handler(self, ev):
+        datapath = ev.msg.datapath
+        datapath.send_msg(datapath.ofproto_parser.OFPPortStatsRequest(datapath, 0, datapath.ofproto.OFPP_ANY))
+        super().packet_in_handler(ev)

@@ -40,8 +40,8 @@ def test_idle_timeout_and_send_flow_rem_reach_the_flow_removed_handler() -> None
                  "no-forwarding-loops")
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
-    assert ("  ForgetfulByTheWrongField13.on_flow_removed raised KeyError: 'eth_src' (handling "
-            "flow-removed(s1, {eth_dst=h1}, idle timeout))") in lines
+    assert ("  ForgetfulByTheWrongField13.flow_removed_handler raised KeyError: 'eth_src' at ryu_flow_removed.py:61 "
+            "in flow_removed_handler (handling flow-removed(s1, {eth_dst=h1}, idle timeout))") in lines
     assert "      controller sends flow-mod {eth_dst=h1} -> output:1, idle 5s (notify) to s1" in lines
     assert "      s1 tells the controller (flow-removed)" in lines
 
@@ -70,6 +70,14 @@ def test_openflow_14_renamed_packet_in_reasons() -> None:
     (found,) = result.discoveries
     assert found.property == "app-exception"
     assert "has no attribute 'OFPR_NO_MATCH'" in found.reason
+
+
+def test_port_statistics_outside_10_and_13_are_refused_when_loaded() -> None:
+    from nice_attendre.errors import UnsupportedFeature
+    from nice_attendre.frontend.api import build
+
+    with pytest.raises(UnsupportedFeature, match=r"^Ryu apps: port statistics in OpenFlow 1.4 \(.*in Monitoring14\)"):
+        build(app(VERSIONS, "Monitoring14"), properties=[], topology="linear:1")
 
 
 def test_port_status_reaches_the_app_under_link_faults() -> None:
@@ -112,6 +120,8 @@ def test_ryu_samples_of_every_version_run_unmodified(file: str, name: str) -> No
     ("SpawnsOnPacketIn", "starting threads (hub.spawn, in SpawnsOnPacketIn.packet_in_handler)"),
     ("GroupsOnPacketIn", "groups (OFPGroupMod, in GroupsOnPacketIn.packet_in_handler)"),
     ("MetersOnPacketIn", "meters (OFPMeterMod, in MetersOnPacketIn.meter)"),
+    ("RewritesOnPacketIn", "actions other than output (OFPActionSetField: header rewriting, queues, ..., in "
+                           "RewritesOnPacketIn.packet_in_handler)"),
 ])
 def test_unsupported_features_are_refused_before_the_first_transition(name: str, feature: str) -> None:
     """Building the system (before any transition) refuses the app; the CLI says one line."""
@@ -168,8 +178,8 @@ def test_xids_grow_per_datapath_over_the_run() -> None:
     result = verify(app("ryu_xids.py", "SharedXidSwitch13"), topology="linear:2", packets=1,
                     properties=["no-forwarding-loops"])
     (found,) = result.discoveries
-    assert found.reason == ("SharedXidSwitch13.on_packet_in raised AssertionError: xid 3 is already awaited "
-                            "(handling packet-in(s2, port 1, h1#0))")
+    assert found.reason == ("SharedXidSwitch13.packet_in_handler raised AssertionError: xid 3 is already awaited "
+                            "at ryu_xids.py:65 in packet_in_handler (handling packet-in(s2, port 1, h1#0))")
 
 
 def test_xids_cost_no_states_to_an_app_that_never_reads_them() -> None:
@@ -189,8 +199,71 @@ def test_random_in_a_handler_is_reported_not_seeded() -> None:
     result = cli("verify", app("ryu_random.py", "RandomFlooder10"), "--topology", "linear:1", "--packets", "1",
                  "--property", "no-forwarding-loops")
     assert result.exit_code == 4, result.output
-    assert ("  RandomFlooder10.on_packet_in read the random module's shared generator (random.random) at "
+    assert ("  RandomFlooder10.packet_in_handler read the random module's shared generator (random.random) at "
             "ryu_random.py:19 in choose (handling packet-in(s1, port 1, h1#0))") in result.stdout.splitlines()
     result = verify(app("ryu_random.py", "SeededFlooder10"), topology="linear:1", packets=1,
                     properties=["no-forwarding-loops"])
     assert result.ok and result.complete
+
+
+# ---- errors -----------------------------------------------------------------------------------
+
+def test_check_overlap_refuses_an_overlapping_add_with_an_error_message() -> None:
+    """OFPFF_CHECK_OVERLAP: an add overlapping an entry of the same priority is refused and
+    the app gets EventOFPErrorMsg (OFPET_FLOW_MOD_FAILED, OFPFMFC_OVERLAP); the flag was
+    refused as unsupported."""
+    result = cli("verify", app("ryu_overlap.py", "OverlapUnaware13"), "--topology", "linear:1", "--packets", "1",
+                 "--property", "no-forwarding-loops")
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert ("  5. s1 refuses flow-mod {eth_dst=h2} -> flood, check overlap: it overlaps [prio 10 {eth_src=h1} -> "
+            "controller] (OFPFF_CHECK_OVERLAP); error sent") in lines
+    assert ("  OverlapUnaware13.error_handler raised AssertionError: s1 refused a flow-mod (type 5, code 3) at "
+            "ryu_overlap.py:60 in error_handler (handling error(s1, overlap: {eth_dst=h2} priority 10))") in lines
+    result = verify(app("ryu_overlap.py", "OverlapAware13"), topology="linear:1", packets=1,
+                    properties=["no-forwarding-loops"])
+    assert result.ok and result.complete
+
+
+def test_a_native_app_gets_the_error_too() -> None:
+    from nice_attendre.models.app import App, Out
+    from nice_attendre.models.packet import Flood, Match, ToController
+
+    class Checked(App[tuple]):
+        def initial_state(self) -> tuple:
+            return ()
+
+        def on_switch_join(self, state: tuple, dpid: int, out: Out) -> tuple:
+            out.flow_mod(dpid, Match.of(eth_src="h1"), [ToController()], priority=10)
+            out.flow_mod(dpid, Match.of(eth_dst="h2"), [Flood()], priority=10, check_overlap=True)
+            return state
+
+        def on_error(self, state: tuple, ev: Any, out: Out) -> tuple:
+            return state + ((ev.dpid, ev.reason),)
+
+    from nice_attendre.checker import dfs
+    from nice_attendre.frontend.api import build
+    from nice_attendre.property import Property
+
+    run = build(Checked(), properties=[], topology="linear:1", packets=1)
+    seen: set[Any] = set()
+    dfs(run.network, [Property.always("record", lambda s: seen.add(run.network.value(s, "app")) or True)])
+    assert ((1, "overlap"),) in seen
+
+
+# ---- trace names ------------------------------------------------------------------------------
+
+def test_traces_name_the_apps_own_handler_methods_and_where_they_raised() -> None:
+    """Each step names the Ryu app's handler method (not the checker's on_packet_in), an
+    exception its file, line and function, with --debug too."""
+    for debug in ((), ("--debug",)):
+        result = cli(*debug, "verify", WRONG_FIELD, "--topology", "linear:1", "--packets", "2", "--property",
+                     "no-forwarding-loops")
+        assert result.exit_code == 1, result.output
+        lines = result.stdout.splitlines()
+        assert "      controller: ForgetfulByTheWrongField13.switch_features_handler handles switch s1 joined" in lines
+        assert ("   6. controller: ForgetfulByTheWrongField13.packet_in_handler handles packet-in(s1, port 1, h1#1)"
+                in lines)
+        assert any("flow_removed_handler raised KeyError: 'eth_src' at ryu_flow_removed.py:61 in flow_removed_handler"
+                   in line for line in lines)
+        assert not any("on_packet_in" in line or "on_flow_removed" in line for line in lines)
