@@ -46,6 +46,7 @@ class FlowModRequest:
     command: str
     timeouts: Timeouts = NO_TIMEOUTS
     check_overlap: bool = False
+    xid: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,7 +414,8 @@ class Out:
     def flow_mod(self, dpid: int, match: Match, actions: Sequence[Action], *,
                  priority: int = DEFAULT_PRIORITY, table_id: int = 0,
                  buffer_id: BufferId | None = None, command: str = "add", idle_timeout: int = 0,
-                 hard_timeout: int = 0, notify_removed: bool = False, check_overlap: bool = False) -> None:
+                 hard_timeout: int = 0, notify_removed: bool = False, check_overlap: bool = False,
+                 xid: Any = None) -> None:
         """Add an entry at switch ``dpid``; with ``command="modify"`` give every entry whose
         match is covered by ``match`` these actions (OpenFlow 1.1+: nothing happens if there
         is none); ``"modify-or-add"`` the same, but add the entry when none is covered
@@ -427,7 +429,7 @@ class Out:
         moment: time is not modelled); with ``notify_removed`` the switch tells the app
         (``on_flow_removed``). With ``check_overlap`` (OFPFF_CHECK_OVERLAP) the switch refuses
         an add that overlaps an entry of the same table and priority and tells the app
-        (``on_error``). Raises :class:`BadRequest` for a
+        (``on_error``), naming the flow-mod's ``xid`` if given. Raises :class:`BadRequest` for a
         malformed argument, and for ``Output(TABLE)`` among the actions of an entry (OpenFlow
         allows it only in a packet-out; a switch refuses such a flow-mod).
         """
@@ -435,7 +437,7 @@ class Out:
         if valid is not None and type(dpid) is int and type(priority) is int and 0 <= priority <= MAX_PRIORITY \
                 and table_id == 0 and type(table_id) is int and command in _COMMANDS \
                 and (buffer_id is None or (type(buffer_id) is tuple and len(buffer_id) == 3)) \
-                and not idle_timeout and not hard_timeout and not notify_removed and not check_overlap \
+                and not idle_timeout and not hard_timeout and not notify_removed and not check_overlap and xid is None \
                 and _plain_actions(actions, _SEQUENCES):
             try:  # the common case inline: this runs for every flow-mod an app sends
                 known = match in valid
@@ -459,7 +461,7 @@ class Out:
         _check_buffer_id(call, buffer_id)
         timeouts = _timeouts(call, idle_timeout, hard_timeout, notify_removed)
         self.requests.append(FlowModRequest(dpid, match, checked, priority, table_id, buffer_id, command, timeouts,
-                                            bool(check_overlap)))
+                                            bool(check_overlap), xid))
 
     def packet_out(self, dpid: int, actions: Sequence[Action], *, buffer_id: BufferId | None = None,
                    in_port: int = 0, packet: Packet | None = None) -> None:

@@ -132,6 +132,8 @@ class FlowMod:
     #: OFPFF_CHECK_OVERLAP: the switch refuses an add that overlaps an entry of the same
     #: table and priority, with an :class:`Error` to the controller.
     check_overlap: bool = False
+    #: The app's transaction id, which an error about this flow-mod names (None: none given).
+    xid: Any = None
 
     def __str__(self) -> str:
         kind = "flow-mod/packet-out" if self.buffer_id is not None else "flow-mod"

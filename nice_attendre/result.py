@@ -122,6 +122,9 @@ class Result:
     #: search cannot see cycles, so it leaves out the default ``termination`` (and says so in
     #: every report); the verdict is about the properties checked
     unchecked: tuple[tuple[str, str], ...] = ()
+    #: what the search ran of the app's code, when asked (``verify --coverage``): an object of the
+    #: front end with ``text_lines()`` and ``as_json()`` (see :mod:`nice_attendre.frontend.coverage`)
+    coverage: Any = field(default=None, compare=False, repr=False)
 
     @property
     def verdict(self) -> str:

@@ -47,6 +47,8 @@ NEEDS_EXTRA: tuple[tuple[str, str], ...] = (
     ("ryu", "tests/models/ryu/test_ryu_loading.py::test_an_app_option_the_ryu_constructor_rejects_is_one_error"),
     ("ryu", "tests/models/test_incremental.py::test_incremental_networks_change_no_result[learning_switch_"),
     ("ryu", "tests/models/test_memo_pinned.py::test_the_memo_changes_no_result[learning_switch_"),
+    ("ryu", "tests/frontend/test_coverage.py::test_ryu_packet_in_handler_coverage"),
+    ("ryu", "tests/cli/test_coverage_cli.py::test_ryu_app_coverage_in_the_report"),
     ("plot", "tests/cli/test_variants_cli.py::test_bench_variants_tables"),
     ("plot", "tests/cli/test_variants_cli.py::test_bench_variants_csv"),
     ("plot", "tests/cli/test_variants_cli.py::test_bench_variants_plot"),

@@ -799,7 +799,7 @@ class OpenFlow:
         if kind is FlowModRequest:
             return FlowMod(request.match, request.actions, request.priority, request.table_id,
                            request.buffer_id, request.command, timeouts=request.timeouts,
-                           check_overlap=request.check_overlap)
+                           check_overlap=request.check_overlap, xid=request.xid)
         if kind is PacketOutRequest:
             return PacketOut(request.actions, request.buffer_id, request.in_port, request.packet)
         if kind is PortStatsRequestRequest:

@@ -129,6 +129,7 @@ class Translator:
                         "notify_removed": bool(parsed.flags & ofp.OFPFF_SEND_FLOW_REM)}
         if command == "add" and parsed.flags & ofp.OFPFF_CHECK_OVERLAP:
             timeouts["check_overlap"] = True
+            timeouts["xid"] = parsed.xid  # (the error about it names it)
         if command == "delete":
             any_port = ofp.OFPP_NONE if self.version == "1.0" else ofp.OFPP_ANY
             if parsed.out_port != any_port or (self.version == "1.3" and parsed.out_group != ofp.OFPG_ANY):

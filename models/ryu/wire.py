@@ -221,13 +221,13 @@ class Wire:
         return msg
 
     def error(self, datapath: Any, ev: Error) -> Any:
-        """The OFPErrorMsg for the model's ``ev``: OFPET_FLOW_MOD_FAILED, OFPFMFC_OVERLAP. (The
-        model's flow-mod keeps neither its bytes nor its xid: the error's data is empty and
-        its xid 0.)"""
+        """The OFPErrorMsg for the model's ``ev``: OFPET_FLOW_MOD_FAILED, OFPFMFC_OVERLAP, with
+        the refused flow-mod's xid. (The model's flow-mod does not keep its bytes: the error's
+        data is empty.)"""
         ofp = datapath.ofproto
         msg = datapath.ofproto_parser.OFPErrorMsg(datapath, type_=ofp.OFPET_FLOW_MOD_FAILED, code=ofp.OFPFMFC_OVERLAP,
                                                   data=b"")
-        msg.xid = 0
+        msg.xid = ev.request.xid if isinstance(ev.request.xid, int) else 0
         return msg
 
     def port_status(self, datapath: Any, ev: PortStatus) -> Any:

@@ -55,8 +55,12 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "
           instant_stats: bool | None = None, threaded_controller: bool | str = False,
           command_order: str = "fifo", flows: Any = None, scenario: Any = None,
           faults: Mapping[str, int | str] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
-          guard: CallGuard | None = None, memo: bool | int = True, joins_first: bool | None = False) -> Run:
+          guard: CallGuard | None = None, memo: bool | int = True, joins_first: bool | None = False,
+          on_app: Callable[[Any], None] | None = None) -> Run:
     """Build the network and properties for one verification (see :func:`verify`).
+
+    ``on_app`` is called with the app object once it is loaded, before the network is built
+    (the switch joins): :class:`~nice_attendre.frontend.coverage.Measurement` starts there.
 
     ``guard`` marks the network's calls into the app (a watchdog may interrupt them).
     ``memo``: memoise transitions (True: up to :data:`~nice_attendre.models.memo.MEMO_ENTRIES`,
@@ -73,7 +77,7 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "
                      instant_stats=instant_stats, threaded_controller=threaded_controller,
                      command_order=command_order, flows=flows, scenario=scenario, faults=faults,
                      protocol_options=protocol_options, guard=guard, memo=memo,
-                     joins_first=False if joins_first is None else joins_first)
+                     joins_first=False if joins_first is None else joins_first, on_app=on_app)
     return dataclasses.replace(run, sources=tuple(sources))
 
 
@@ -82,7 +86,7 @@ def _build(app: Any, *, topology: Any, packets: int, protocol: Any, properties: 
            count_load: bool, instant_stats: bool | None, threaded_controller: bool, command_order: str,
            flows: Any, scenario: Any, faults: Mapping[str, int] | None,
            protocol_options: Mapping[str, Any] | str | None, guard: CallGuard | None,
-           memo: bool | int, joins_first: bool) -> Run:
+           memo: bool | int, joins_first: bool, on_app: Callable[[Any], None] | None = None) -> Run:
     """:func:`build`'s work, inside its :func:`~nice_attendre.importing.recording`."""
     from nice_attendre import properties as registry
     from nice_attendre.frontend.loading import load_app
@@ -95,6 +99,8 @@ def _build(app: Any, *, topology: Any, packets: int, protocol: Any, properties: 
     if isinstance(packets, bool) or not isinstance(packets, int) or not 0 <= packets <= MAX_PACKETS:
         raise InputError(f"packets must be a whole number from 0 to {MAX_PACKETS}, got {packets!r}")
     app_obj = load_app(app, app_options)
+    if on_app is not None:
+        on_app(app_obj)
     spec = resolve(protocol, protocol_options)  # fail early on an unknown name or a bad parameter
     topo_spec = topology if topology is not None else app_obj.default_topology
     topo = load_topology(topo_spec)
@@ -305,7 +311,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
            address: str | None = None, shortest: bool = False, memo: bool | int = True,
-           partition: str = FINGERPRINT, joins_first: bool = False) -> Result:
+           partition: str = FINGERPRINT, joins_first: bool = False, coverage: bool = False) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
     ``app`` is a registered name (``"route-flow"``), ``"path/to/file.py:ClassName"``, an
@@ -361,6 +367,11 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     commands in its channel and the app has handled what the switches answered (see
     :class:`~nice_attendre.models.network.Options`). Every report says which.
 
+    ``coverage`` measures the app's code the search runs (its handlers' lines and branches,
+    in this process and the ``workers``): ``result.coverage`` is then an
+    :class:`~nice_attendre.frontend.coverage.AppCoverage`; it refuses ``engine="ray"`` and
+    ``resume`` (:class:`~nice_attendre.errors.InputError`).
+
     A file named by ``app``, ``properties``, ``topology`` or ``scenario`` is loaded as it is
     at this call (edited since an earlier call: afresh), and ``result.sources`` lists each
     such file with the SHA-256 of the content checked.
@@ -381,19 +392,27 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
         check_shortest(workers, engine, resume, checkpoint)
     if checkpoint is not None:
         check_writable(Path(checkpoint), "checkpoint")
+    from nice_attendre.frontend.coverage import check_coverage, measuring
+
+    if coverage:
+        check_coverage(engine, resume)
     started = time.monotonic()
-    with Watchdog(max_seconds=max_seconds, max_memory=max_memory, call_seconds=max_handler_seconds) as watchdog:
+    with Watchdog(max_seconds=max_seconds, max_memory=max_memory, call_seconds=max_handler_seconds) as watchdog, \
+            measuring(coverage, workers) as measurement:
         options = dict(topology=topology, packets=packets, protocol=protocol, properties=properties,
                        app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
                        instant_stats=instant_stats, threaded_controller=threaded_controller,
                        command_order=command_order, flows=flows, scenario=scenario, faults=faults,
                        protocol_options=protocol_options, memo=memo, joins_first=joins_first)
         try:
-            run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
+            run = build(app, **options, guard=watchdog.guard,  # type: ignore[arg-type]
+                        on_app=None if measurement is None else measurement.start)
             result = search(run, partial(model, app, **options), limits=limits, keep_going=keep_going,
                             fingerprint=fingerprint, watchdog=watchdog, progress=progress, checkpoint=checkpoint,
                             resume=resume, checkpoint_every=checkpoint_every, workers=workers, engine=engine,
                             address=address, shortest=shortest, partition=partition)
+            if measurement is not None:
+                result = dataclasses.replace(result, coverage=measurement.finish(result.complete, result.stop_reason))
         except StopRequest as stop:  # a limit was reached before the search started (while building)
             watchdog.unbind()  # the limits are off from here: the timer would raise it again
             return not_started(stop.reason, stop.signum, time.monotonic() - started)

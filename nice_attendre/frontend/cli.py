@@ -9,6 +9,7 @@ run like Ctrl-C: the partial report and JSON are written.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import signal
 import sys
@@ -194,6 +195,9 @@ def main(ctx: click.Context, debug: bool) -> None:
 @click.option("--no-memo", is_flag=True,
               help="Run every transition's handlers instead of replaying memoised ones (slower; the same "
                    "results).")
+@click.option("--coverage", "coverage", is_flag=True,
+              help="Report the lines and branches of the app's handlers the search ran and never ran "
+                   "(file:line; in the JSON too). Not with --engine ray or --resume.")
 @click.pass_context
 def verify(ctx: click.Context, app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
            scenario_file: str | None, sender: str | None,
@@ -204,7 +208,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            keep_going: bool, fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
            checkpoint_every: float, resume_path: Path | None, no_memo: bool, shortest: bool = False,
-           trace_format: str = "text", trace_path: Path | None = None) -> None:
+           trace_format: str = "text", trace_path: Path | None = None, coverage: bool = False) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
@@ -234,11 +238,16 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         check_shortest(workers, engine, resume_path, checkpoint_path)
     if checkpoint_path is not None:
         check_writable(checkpoint_path, "--checkpoint")
+    from nice_attendre.frontend.coverage import check_coverage, measuring
+
+    if coverage:
+        check_coverage(engine, resume_path)
     if resume_path is not None and not resume_path.is_file():
         why = "is not a file" if resume_path.exists() else "not found"
         raise InputError(f"--resume: checkpoint {str(resume_path)!r} {why}")
     started = time.monotonic()
-    with Watchdog(max_seconds=max_seconds, max_memory=max_memory, call_seconds=max_handler_seconds) as watchdog:
+    with Watchdog(max_seconds=max_seconds, max_memory=max_memory, call_seconds=max_handler_seconds) as watchdog, \
+            measuring(coverage, workers) as measurement:
         options = dict(topology=topology, protocol=protocol, **traffic, properties=list(properties) or None,
                        app_options=_app_options(app_options, bug), sender=sender, receiver=receiver,
                        count_load=count_load, threaded_controller=threaded_controller,
@@ -248,7 +257,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         watchdog.on_hard_stop = hard_stop_writer(json_path, hard_header)  # user code that will not stop
         progress = None
         try:
-            run = build(app, **options, guard=watchdog.guard)  # type: ignore[arg-type]
+            run = build(app, **options, guard=watchdog.guard,  # type: ignore[arg-type]
+                        on_app=None if measurement is None else measurement.start)
             watchdog.on_hard_stop = hard_stop_writer(json_path, {**hard_header, "app": run.network.app.describe()},
                                                      run.network, [p.name for p in run.properties])
             progress = _progress()
@@ -257,6 +267,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                             checkpoint=checkpoint_path, resume=resume_path, checkpoint_every=checkpoint_every,
                             on_checkpoint_error=_checkpoint_warning, workers=workers, engine=engine,
                             address=address, shortest=shortest, partition=partition)
+            if measurement is not None:
+                result = dataclasses.replace(result, coverage=measurement.finish(result.complete, result.stop_reason))
         except StopRequest as stop:  # a limit reached before the search started (importing the app, switch joins)
             watchdog.unbind()  # the limits are off for the report: the timer would stop it too
             result = not_started(stop.reason, stop.signum, time.monotonic() - started)

@@ -292,6 +292,8 @@ def text_report(result: Result, header: Iterable[tuple[str, str]], narrate: Narr
     lines.append("")
     lines.extend(stats_lines(result))
     lines.append("")
+    if result.coverage is not None:
+        lines.extend([*result.coverage.text_lines(), ""])
     for index, (discovery, count) in enumerate(violation_groups(result.discoveries), start=1):
         lines.extend(group_lines(index, discovery, count, narrate))
         lines.append("")
@@ -329,7 +331,8 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
     first violated, ``count`` violations and ``shortest``, the index in ``violations`` of the
     shortest trace found (the one the text report shows). ``narration`` is present when the
     narration of the traces was interrupted (see :class:`CheckedNarrator`): the steps not
-    narrated have no effects."""
+    narrated have no effects. ``coverage`` is present with ``--coverage`` (see
+    :meth:`nice_attendre.frontend.coverage.AppCoverage.as_json`)."""
     stats = result.stats
     cut = getattr(narrate, "interrupted", None)
     return {
@@ -367,6 +370,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
             for shown, count in violation_groups(result.discoveries)
         ],
         **({"narration": f"interrupted by {signal_name(cut)}"} if isinstance(cut, int) else {}),
+        **({"coverage": result.coverage.as_json()} if result.coverage is not None else {}),
     }
 
 

@@ -3,7 +3,8 @@
 At switch features ``OverlapAware13`` installs its table-miss entry and a priority-10 entry
 sending h1's packets (eth_src h1) to the controller; then, with CHECK_OVERLAP, a priority-10
 entry flooding packets to h2 (eth_dst h2), which overlaps the first (h1 -> h2 matches both):
-the switch refuses it with an error, and the app's EventOFPErrorMsg handler records it.
+the switch refuses it with an error naming the flow-mod's xid, and the app's
+EventOFPErrorMsg handler checks the xid and records the error.
 ``OverlapUnaware13`` (buggy) asserts that no error ever comes.
 """
 from ryu.base import app_manager
@@ -20,12 +21,14 @@ class OverlapAware13(app_manager.RyuApp):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.refused = []
+        self.checked = {}
 
     def add(self, datapath, priority, match, actions, flags=0):
         ofp, parser = datapath.ofproto, datapath.ofproto_parser
         inst = [parser.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, actions)]
-        datapath.send_msg(parser.OFPFlowMod(datapath=datapath, priority=priority, match=match, instructions=inst,
-                                            flags=flags))
+        mod = parser.OFPFlowMod(datapath=datapath, priority=priority, match=match, instructions=inst, flags=flags)
+        datapath.send_msg(mod)
+        return mod.xid
 
     @set_ev_cls(ofp_event.EventOFPSwitchFeatures, CONFIG_DISPATCHER)
     def switch_features_handler(self, ev):
@@ -34,8 +37,9 @@ class OverlapAware13(app_manager.RyuApp):
         to_controller = [parser.OFPActionOutput(ofp.OFPP_CONTROLLER, ofp.OFPCML_NO_BUFFER)]
         self.add(datapath, 0, parser.OFPMatch(), to_controller)
         self.add(datapath, 10, parser.OFPMatch(eth_src="00:00:00:00:00:01"), to_controller)
-        self.add(datapath, 10, parser.OFPMatch(eth_dst="00:00:00:00:00:02"), [parser.OFPActionOutput(ofp.OFPP_FLOOD)],
-                 flags=ofp.OFPFF_CHECK_OVERLAP)
+        xid = self.add(datapath, 10, parser.OFPMatch(eth_dst="00:00:00:00:00:02"),
+                       [parser.OFPActionOutput(ofp.OFPP_FLOOD)], flags=ofp.OFPFF_CHECK_OVERLAP)
+        self.checked[datapath.id] = xid  # the xid an error about the checked flow-mod names
 
     @set_ev_cls(ofp_event.EventOFPPacketIn, MAIN_DISPATCHER)
     def packet_in_handler(self, ev):
@@ -49,6 +53,7 @@ class OverlapAware13(app_manager.RyuApp):
     @set_ev_cls(ofp_event.EventOFPErrorMsg, MAIN_DISPATCHER)
     def error_handler(self, ev):
         msg = ev.msg
+        assert msg.xid == self.checked[msg.datapath.id], (msg.xid, self.checked)
         self.refused.append((msg.datapath.id, msg.type, msg.code))
 
 

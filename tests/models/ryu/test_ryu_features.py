@@ -219,10 +219,11 @@ def test_check_overlap_refuses_an_overlapping_add_with_an_error_message() -> Non
     assert ("  5. s1 refuses flow-mod {eth_dst=h2} -> flood, check overlap: it overlaps [prio 10 {eth_src=h1} -> "
             "controller] (OFPFF_CHECK_OVERLAP); error sent") in lines
     assert ("  OverlapUnaware13.error_handler raised AssertionError: s1 refused a flow-mod (type 5, code 3) at "
-            "ryu_overlap.py:60 in error_handler (handling error(s1, overlap: {eth_dst=h2} priority 10))") in lines
-    result = verify(app("ryu_overlap.py", "OverlapAware13"), topology="linear:1", packets=1,
+            "ryu_overlap.py:65 in error_handler (handling error(s1, overlap: {eth_dst=h2} priority 10))") in lines
+    # The error names the refused flow-mod's xid, which OverlapAware13 asserts (on two switches).
+    result = verify(app("ryu_overlap.py", "OverlapAware13"), topology="linear:2", packets=1,
                     properties=["no-forwarding-loops"])
-    assert result.ok and result.complete
+    assert result.ok and result.complete, result.discoveries
 
 
 def test_a_native_app_gets_the_error_too() -> None:
