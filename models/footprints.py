@@ -148,6 +148,10 @@ class Footprints:
             return "--por does not support a threaded controller yet"
         if net.channels.batched or net.options.command_order != "fifo":
             return "--por does not support command order any yet"
+        if getattr(net.options, "joins_first", False):
+            # hosts are enabled only once every control channel is empty: an enabling the
+            # footprints do not declare
+            return "--por does not support --joins-first yet"
         history = sorted(set(HISTORY_MONITORS) & set(net.options.monitors))
         if history:
             return f"--por does not support the {history[0]} property yet (its monitor keeps history)"

@@ -82,6 +82,10 @@ INCREMENTAL_SLOTS = 512
 #: oldest are forgotten first, and a forgotten parent is recomputed in full).
 REMEMBERED_STATES = 4096
 
+#: The start-up semantics as reports print them (see ``Options.joins_first``).
+STARTUP_RACE = "hosts may send while switches join (the table-miss race is real)"
+STARTUP_JOINS_FIRST = "traffic after every switch has joined and executed its join commands"
+
 #: Control-plane counters kept in the ``load`` slot when counting load.
 LOAD_COUNTERS = ("packet_ins", "flow_mods", "packet_outs", "barriers")
 
@@ -270,7 +274,15 @@ class Options:
     * ``link_scope``: the links a ``link`` fault may hit (``all``, ``switches`` or ``hosts``:
       :data:`nice_attendre.models.faults.LINK_SCOPES`);
     * ``memo``: how many transitions to memoise (see :mod:`nice_attendre.models.memo`;
-      0: none). It changes the speed only, never a result.
+      0: none). It changes the speed only, never a result;
+    * ``joins_first``: the start-up semantics. ``False`` (the default): hosts may send from
+      the first step, while the switches are still executing what the app sent them when
+      they joined (an OpenFlow 1.3 switch whose table-miss entry is not yet in drops a
+      frame: the race is real). ``True``: no host acts until the control plane has settled
+      after the joins: every switch has executed every command in its channel and the
+      controller has handled every message the switches sent (barrier replies, errors,
+      and what the app sent in answer); from the first host event on, the network runs as
+      without the option (see :meth:`Network.enabled`).
     """
 
     monitors: frozenset[str] = frozenset()
@@ -281,6 +293,7 @@ class Options:
     faults: tuple[int, ...] = ()
     memo: int = MEMO_ENTRIES
     link_scope: str = "all"
+    joins_first: bool = False
 
     def __post_init__(self) -> None:
         check_command_order(self.command_order)
@@ -291,10 +304,16 @@ class Options:
             raise InputError(f"faults must be {len(FAULT_KINDS)} budgets ({', '.join(FAULT_KINDS)}), "
                              f"got {self.faults!r}")
         check_link_scope(self.link_scope)
+        if not isinstance(self.joins_first, bool):
+            raise InputError(f"joins_first must be True or False, got {self.joins_first!r}")
 
     def describe_channels(self) -> str:
         """The channel semantics, one line (every report prints it)."""
         return describe_semantics(self.command_order, self.threaded_controller)
+
+    def describe_startup(self) -> str:
+        """The start-up semantics, one line (every report prints it)."""
+        return STARTUP_JOINS_FIRST if self.joins_first else STARTUP_RACE
 
 
 class Network:
@@ -374,6 +393,12 @@ class Network:
         #: What happened while the initial state was built (switch joins), for traces.
         self._initial_notes: list[str] = []
         self._initial = self._make_initial(self._initial_notes)
+        #: With ``joins_first``: the host slots with their initial ids, and the control
+        #: channels' slots (see :meth:`_traffic_may_start`); None: hosts act from the start.
+        self._startup: tuple[tuple[tuple[int, int], ...], tuple[int, ...]] | None = None
+        if options.joins_first:
+            self._startup = (tuple((slot, self._initial[slot]) for slot in self.slot_host.values()),
+                             tuple(self.slot_cmdq.values()) + tuple(self.slot_ctrlq.values()))
         if self.incremental:  # states built from scratch from now on (received from another
             # process, narrated, given by name) share their chunks equal to the initial state's
             self._make_state = partial(ChunkedState.of, shift=shift, like=self._initial)
@@ -721,7 +746,8 @@ class Network:
         if self.incremental:
             return self._enabled_from_sources(state)
         events: list[Event] = []
-        self.hosts.events(state, events)
+        if self._startup is None or self._traffic_may_start(state):
+            self.hosts.events(state, events)
         # the fixed sources in one C-level pass: their events where the slot is not empty
         events.extend(compress(self._switch_events, self._switch_ids(state)))
         if self._dynamic_commands:
@@ -757,6 +783,22 @@ class Network:
                     events.extend(found)
         return events
 
+    def _traffic_may_start(self, state: Sequence[int]) -> bool:
+        """With ``joins_first``: whether the hosts may act in ``state``. Before any host has
+        acted (every host slot still holds its initial value: only host events change it),
+        only once every command channel and every channel to the controller is empty: the
+        switches have executed what the app sent them at join, and the app has handled what
+        they answered (and what it sent in reply has been executed too). From the first host
+        event on, always: later commands are traffic's, not start-up's."""
+        hosts, channels = self._startup  # type: ignore[misc]
+        for slot, initial in hosts:
+            if state[slot] != initial:
+                return True
+        for slot in channels:
+            if state[slot]:
+                return False
+        return True
+
     # ---- incremental enabled events (large networks) ------------------------------------
 
     def _enabled_from_sources(self, state: tuple[int, ...]) -> list[Event]:
@@ -767,7 +809,8 @@ class Network:
         :meth:`Faults.listed`)."""
         indices, found = self._sources_of(state)
         events: list[Event] = []
-        self.hosts.events(state, events)
+        if self._startup is None or self._traffic_may_start(state):
+            self.hosts.events(state, events)
         first = bisect_left(indices, self._extra_sources)
         events.extend(chain.from_iterable(found[:first]))
         extra = self.protocol.extra_events(state)

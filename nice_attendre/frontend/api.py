@@ -55,7 +55,7 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "
           instant_stats: bool | None = None, threaded_controller: bool | str = False,
           command_order: str = "fifo", flows: Any = None, scenario: Any = None,
           faults: Mapping[str, int | str] | None = None, protocol_options: Mapping[str, Any] | str | None = None,
-          guard: CallGuard | None = None, memo: bool | int = True,
+          guard: CallGuard | None = None, memo: bool | int = True, joins_first: bool | None = False,
           on_app: Callable[[Any], None] | None = None) -> Run:
     """Build the network and properties for one verification (see :func:`verify`).
 
@@ -65,6 +65,8 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "
     ``guard`` marks the network's calls into the app (a watchdog may interrupt them).
     ``memo``: memoise transitions (True: up to :data:`~nice_attendre.models.memo.MEMO_ENTRIES`,
     a number: up to that many, False or 0: not at all); results are the same either way.
+    ``joins_first``: the start-up semantics (see :func:`verify`; ``None``, as a trace saved
+    before the option existed says, is ``False``).
 
     User files (an app, property or topology factory file, a topology or scenario file) are
     loaded as they are now, an edited file afresh (:mod:`nice_attendre.importing`); the run's
@@ -74,7 +76,8 @@ def build(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = "
                      app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
                      instant_stats=instant_stats, threaded_controller=threaded_controller,
                      command_order=command_order, flows=flows, scenario=scenario, faults=faults,
-                     protocol_options=protocol_options, guard=guard, memo=memo, on_app=on_app)
+                     protocol_options=protocol_options, guard=guard, memo=memo,
+                     joins_first=False if joins_first is None else joins_first, on_app=on_app)
     return dataclasses.replace(run, sources=tuple(sources))
 
 
@@ -83,7 +86,7 @@ def _build(app: Any, *, topology: Any, packets: int, protocol: Any, properties: 
            count_load: bool, instant_stats: bool | None, threaded_controller: bool, command_order: str,
            flows: Any, scenario: Any, faults: Mapping[str, int] | None,
            protocol_options: Mapping[str, Any] | str | None, guard: CallGuard | None,
-           memo: bool | int, on_app: Callable[[Any], None] | None = None) -> Run:
+           memo: bool | int, joins_first: bool, on_app: Callable[[Any], None] | None = None) -> Run:
     """:func:`build`'s work, inside its :func:`~nice_attendre.importing.recording`."""
     from nice_attendre import properties as registry
     from nice_attendre.frontend.loading import load_app
@@ -113,7 +116,7 @@ def _build(app: Any, *, topology: Any, packets: int, protocol: Any, properties: 
     options = Options(monitors=registry.monitors_of(wanted), count_load=count_load,
                       instant_stats=bool(instant_stats), threaded_controller=threaded_controller,
                       command_order=command_order, faults=budgets, link_scope=link_scope,
-                      memo=MEMO_ENTRIES if memo is True else int(memo))
+                      memo=MEMO_ENTRIES if memo is True else int(memo), joins_first=joins_first)
     traffic = make_scenario(app_obj, topo, packets, sender, receiver, flows, scenario)
     description = _user_call(app_obj, "describe")
     if not isinstance(description, str):
@@ -392,9 +395,10 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
            progress: ProgressCallback | None = None, workers: int = 1, engine: str = "processes",
            address: str | None = None, shortest: bool = False, memo: bool | int = True,
-           partition: str = FINGERPRINT, coverage: bool = False, simulate: bool = False,
-           seed: int | None = None, walks: int | None = None, walk_depth: int | None = None,
-           bias: str | None = None, shrink: bool | None = None, por: bool = False) -> Result:
+           partition: str = FINGERPRINT, joins_first: bool = False, coverage: bool = False,
+           simulate: bool = False, seed: int | None = None, walks: int | None = None,
+           walk_depth: int | None = None, bias: str | None = None, shrink: bool | None = None,
+           por: bool = False) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
     ``app`` is a registered name (``"route-flow"``), ``"path/to/file.py:ClassName"``, an
@@ -443,6 +447,13 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     ``checkpoint`` and ``resume`` with :class:`~nice_attendre.errors.InputError`.
     ``memo`` memoises transitions (see :func:`build`): faster, the same results.
     ``por`` reduces the depth-first search by partial-order reduction (see :func:`search`).
+
+    ``joins_first`` is the start-up semantics: by default hosts may send from the first step,
+    while the switches are still executing what the app sent them when they joined (an
+    OpenFlow 1.3 switch drops a frame that arrives before its table-miss entry: the race is
+    real); with ``joins_first=True`` no host acts until every switch has executed the
+    commands in its channel and the app has handled what the switches answered (see
+    :class:`~nice_attendre.models.network.Options`). Every report says which.
 
     ``coverage`` measures the app's code the search runs (its handlers' lines and branches,
     in this process and the ``workers``): ``result.coverage`` is then an
@@ -504,7 +515,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
                        app_options=app_options, sender=sender, receiver=receiver, count_load=count_load,
                        instant_stats=instant_stats, threaded_controller=threaded_controller,
                        command_order=command_order, flows=flows, scenario=scenario, faults=faults,
-                       protocol_options=protocol_options, memo=memo)
+                       protocol_options=protocol_options, memo=memo, joins_first=joins_first)
         try:
             run = build(app, **options, guard=watchdog.guard,  # type: ignore[arg-type]
                         on_app=None if measurement is None else measurement.start)

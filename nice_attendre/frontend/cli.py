@@ -228,8 +228,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            receiver: str | None, properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
            max_transitions: int | None, max_states: int | None, max_depth: int | None,
            max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
-           faults: tuple[str, ...], threaded_controller: bool | str, command_order: str, keep_going: bool,
-           fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
+           faults: tuple[str, ...], threaded_controller: bool | str, command_order: str, joins_first: bool,
+           keep_going: bool, fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
            json_path: Path | None, protocol: str, count_load: bool, checkpoint_path: Path | None,
            checkpoint_every: float, resume_path: Path | None, no_memo: bool, shortest: bool = False,
            trace_format: str = "text", trace_path: Path | None = None, coverage: bool = False,
@@ -289,7 +289,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                        app_options=_app_options(app_options, bug), sender=sender, receiver=receiver,
                        count_load=count_load, threaded_controller=threaded_controller,
                        command_order=command_order, faults=parse_budgets(faults) or None,
-                       **({"memo": False} if no_memo else {}))
+                       joins_first=joins_first, **({"memo": False} if no_memo else {}))
         hard_header = {"app": app, "protocol": protocol, "topology": topology, "packets": packets}
         watchdog.on_hard_stop = hard_stop_writer(json_path, hard_header)  # user code that will not stop
         progress = None
@@ -357,6 +357,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                                             "protocol_params": net.protocol.settings_json(),
                                             "protocol_spec": net.protocol.label(),
                                             "command_order": net.options.command_order,
+                                            "joins_first": net.options.joins_first,
+                                            "start_up": net.options.describe_startup(),
                                             "faults": dict(zip(FAULT_KINDS, net.options.faults or
                                                                (0,) * len(FAULT_KINDS))),
                                             "link_scope": net.options.link_scope,

@@ -149,6 +149,11 @@ def scenario_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--command-order", type=click.Choice(["fifo", "any"]), default="fifo", show_default=True,
                      help="fifo: a switch executes commands in arrival order (the paper's and NICE's "
                           "assumption); any: in any order no barrier forbids, as OpenFlow allows."),
+        click.option("--joins-first", is_flag=True,
+                     help="Start traffic only once every switch has joined and executed the commands the app "
+                          "sent it at join (and the app has handled the switches' answers). Default: hosts may "
+                          "send while switches join (an OpenFlow 1.3 switch drops a frame that beats its "
+                          "table-miss entry: the race is real)."),
         click.option("--keep-going", is_flag=True, help="Report every violation, not only the first."),
         click.option("--fingerprint", is_flag=True,
                      help="Store stable 64-bit state fingerprints instead of states (less memory; the report "

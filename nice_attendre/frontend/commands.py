@@ -82,8 +82,8 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
             receiver: str | None, properties: tuple[str, ...], app_options: tuple[str, ...], bug: str | None,
             max_transitions: int | None, max_states: int | None, max_depth: int | None,
             max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
-            faults: tuple[str, ...], threaded_controller: bool | str, command_order: str, keep_going: bool,
-            fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
+            faults: tuple[str, ...], threaded_controller: bool | str, command_order: str, joins_first: bool,
+            keep_going: bool, fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
             json_path: Path | None, protocols: str, load: bool) -> None:
     """Verify APP under several protocols and compare the state spaces side by side.
 
@@ -92,7 +92,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
     if any search is incomplete, else 0.
     """
     from nice_attendre.frontend.compare import LOAD_NOTE, compare as run_compare, ratio
-    from nice_attendre.models.network import LOAD_COUNTERS
+    from nice_attendre.models.network import LOAD_COUNTERS, STARTUP_JOINS_FIRST, STARTUP_RACE
 
     names = _protocol_list(protocols)
     _check_output(json_path, "--json")
@@ -103,8 +103,8 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
                        max_states=max_states, max_depth=max_depth, max_seconds=max_seconds,
                        max_memory=max_memory, max_handler_seconds=max_handler_seconds,
                        keep_going=keep_going, fingerprint=fingerprint, threaded_controller=threaded_controller,
-                       command_order=command_order, workers=workers, engine=engine, address=address,
-                       partition=partition,
+                       command_order=command_order, joins_first=joins_first, workers=workers, engine=engine,
+                       address=address, partition=partition,
                        faults=parse_budgets(faults) or None)
     # A row whose network was never built (a limit reached while building) has no system.
     net = next((row.result.system for row in rows if row.result.system is not None), None)
@@ -118,6 +118,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
         click.echo(f"  topology     {net.topology.describe() if net is not None else topology_name}")
         click.echo(f"  traffic      {net.scenario.describe() if net is not None else '(not built)'}")
         click.echo(f"  channels     {describe_semantics(command_order, threaded_controller)}")
+        click.echo(f"  start-up     {STARTUP_JOINS_FIRST if joins_first else STARTUP_RACE}")
         for line in _parameter_lines(rows):
             click.echo(line)
         partitioned = partitioned_search(workers, engine, rows[0].result.partition if rows else None)
@@ -161,6 +162,8 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
             data = {"app": app_text, "topology": topology_name, "packets": traffic["packets"],
                     "traffic": net.scenario.describe() if net is not None else None,
                     "command_order": command_order, "threaded_controller": threaded_controller,
+                    "joins_first": joins_first,
+                    "start_up": STARTUP_JOINS_FIRST if joins_first else STARTUP_RACE,
                     "verdict": verdict,
                     "protocols": [
                         {**json_report(row.result, {"protocol": row.protocol,

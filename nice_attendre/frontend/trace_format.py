@@ -13,7 +13,8 @@ that an older reader would misread gets a new version number. Its fields:
   folder the command ran in): ``app`` (a registered name or ``file.py:Class``),
   ``app_options``, ``topology``, ``packets``, ``flows``, ``scenario``, ``sender``,
   ``receiver``, ``protocol`` (with its ``:key=value`` parameters), ``properties``,
-  ``command_order``, ``threaded_controller``, ``faults`` (budgets by kind), ``count_load``;
+  ``command_order``, ``threaded_controller``, ``faults`` (budgets by kind), ``count_load``,
+  ``joins_first`` (the start-up semantics; missing or null: hosts send from the start);
   these are the keywords of :func:`nice_attendre.frontend.api.build`;
 * ``protocol_params``: the protocol's parameters with their defaults filled in;
 * ``property``, ``expectation``, ``reason``: the violation;
@@ -53,7 +54,8 @@ TRACE_FORMATS = ("text", "json", "mermaid")
 
 #: The keywords of :func:`nice_attendre.frontend.api.build` a saved trace keeps (all JSON values).
 BUILD_KEYS = ("app", "app_options", "topology", "packets", "flows", "scenario", "sender", "receiver",
-              "protocol", "properties", "command_order", "threaded_controller", "faults", "count_load")
+              "protocol", "properties", "command_order", "threaded_controller", "faults", "count_load",
+              "joins_first")
 
 
 def first_traced(result: Result) -> Discovery | None:

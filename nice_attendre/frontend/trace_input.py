@@ -117,6 +117,7 @@ _BUILD_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "faults": ("an object of whole numbers",  # a scoped link budget: "N:SCOPE"
                lambda v: isinstance(v, dict) and all(_whole(n) or (k == "link" and _text(n)) for k, n in v.items())),
     "count_load": ("a boolean", lambda v: isinstance(v, bool)),
+    "joins_first": ("a boolean", lambda v: isinstance(v, bool)),
 }
 assert set(_BUILD_CHECKS) == set(BUILD_KEYS)
 

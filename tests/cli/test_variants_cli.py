@@ -123,14 +123,14 @@ def test_compare_takes_variants_with_parameters(tmp_path: Path) -> None:
                  "--protocols", f"openflow,{PIF},buffer:granularity=flow,batch", "--json", str(out))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[4:8] == [
+    assert lines[5:9] == [
         "  parameters   pif:clone=in_port,eth_src,eth_dst,match=any,action=drop,expire=event,remove=flow-mod,"
         "rules=none,limit=none",
         "               buffer:granularity=flow,capacity=16,timeout=never",
         "               batch:threshold=2,timer=event",
         "",
     ]
-    rows = {line.split()[0]: line.split()[1:3] for line in lines[9:13]}
+    rows = {line.split()[0]: line.split()[1:3] for line in lines[10:14]}
     assert rows == {"openflow": ["13,107", "4,934"], PIF: ["22,241", "7,829"],
                     "buffer:granularity=flow": ["2,927", "1,189"], "batch": ["59,675", "17,791"]}
     data = json.loads(out.read_text())

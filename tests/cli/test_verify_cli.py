@@ -68,10 +68,11 @@ def test_pinned_run_prints_its_counts(pinned: tuple[Result, dict]) -> None:
     result, _ = pinned
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[:6] == [
+    assert lines[:7] == [
         "  app            route-flow",
         "  protocol       openflow",
         "  channels       fifo: switches run commands in arrival order; single-threaded controller",
+        "  start-up       hosts may send while switches join (the table-miss race is real)",
         "  topology       linear:3 (3 switches, hosts h1, h2)",
         "  traffic        h1 sends 2 packets to h2; h2 answers each",
         "  properties     no-forwarding-loops, no-black-holes, no-forgotten-packets, delivery, termination, "

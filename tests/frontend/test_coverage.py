@@ -162,7 +162,8 @@ def test_ryu_packet_in_handler_coverage() -> None:
     assert [(s, e) for s, e, _ in packet_in.missing_branches] == [(ipv6, ipv6 + 1)]
     assert packet_in.lines_run == packet_in.lines - 1
     status = function(result.coverage, "CoverageHub.handle_port_status")
-    assert status.lines_run == 0 and status.never_called == "the model generates no EventOFPPortStatus"
+    # the model delivers port-status (with link faults: wt-L), this run has none
+    assert status.lines_run == 0 and status.never_called is None
     assert result.coverage.files == (str(RYU_FILE),)  # os-ken and the adapter are not measured
 
 

@@ -87,6 +87,8 @@ def test_verify_reports_the_reduction_and_leaves_the_default_termination_out() -
     ({"faults": {"loss": 1}}, "faults"),
     ({"shortest": True}, "depth-first"),
     ({"workers": 2}, "depth-first"),
+    ({"joins_first": True}, "joins-first"),  # hosts wait for empty control channels: undeclared enabling
+    ({"simulate": True}, "random walks"),
 ])
 def test_what_is_not_supported_is_refused(options: dict[str, Any], message: str) -> None:
     with pytest.raises(InputError, match=message):

@@ -1,6 +1,6 @@
 """A Ryu-API hub (OpenFlow 1.0) for the coverage tests: every packet-in is flooded, but for
 IPv6 frames, which it drops (the checker's hosts never send IPv6: that branch is never
-taken). Its port-status handler is never called: the model generates no port-status event.
+taken). Its port-status handler is never called: the run injects no link fault, so no port-status.
 """
 from os_ken.base import app_manager
 from os_ken.controller import ofp_event

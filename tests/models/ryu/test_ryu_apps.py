@@ -64,7 +64,7 @@ def test_learning_switch_10_from_the_cli() -> None:
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == "  app            LearningSwitch10 (Ryu app, OpenFlow 1.0)"
-    assert lines[5] == ("  properties     no-forwarding-loops, no-black-holes, no-forgotten-packets, app-exception, "
+    assert lines[6] == ("  properties     no-forwarding-loops, no-black-holes, no-forgotten-packets, app-exception, "
                         "app-nondeterminism")
     assert "  transitions             552" in lines
     assert lines[-1] == "OK: no property violated"
