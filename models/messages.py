@@ -57,7 +57,8 @@ class Timeouts(NamedTuple):
 
     def __str__(self) -> str:
         parts = ([f"idle {self.idle}s"] if self.idle else []) + ([f"hard {self.hard}s"] if self.hard else [])
-        return " ".join(parts) + (" (notify)" if self.notify else "")
+        parts += ["notify"] if self.notify else []
+        return ", ".join(parts)
 
 
 NO_TIMEOUTS = Timeouts()

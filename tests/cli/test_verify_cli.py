@@ -519,3 +519,33 @@ def test_exception_in_initial_state_is_not_a_crash() -> None:
     assert isinstance(result.exception, SystemExit), result.exception
     assert result.exit_code == 1
     assert "StateRaises.initial_state raised ValueError: no initial state" in result.stdout
+
+
+def test_the_json_report_narrates_a_bounded_number_of_violations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --keep-going a run may find tens of thousands of violations; the JSON narrates the
+    first NARRATED_VIOLATIONS and the shortest of each property, and lists the others' events."""
+    import dataclasses
+
+    from nice_attendre.frontend import report
+    from nice_attendre.frontend.api import verify
+
+    monkeypatch.setattr(report, "NARRATED_VIOLATIONS", 2)
+    found = verify("route-flow", topology="linear:2", packets=2, app_options={"bug": "forget-last-hop"},
+                   keep_going=True)
+    first = found.discoveries[0]
+    longer = dataclasses.replace(first, trace=dataclasses.replace(first.trace, steps=first.trace.steps + (
+        first.trace.steps[-1],)))  # a longer trace of the same property, found first: not the shortest
+    many = dataclasses.replace(found, discoveries=(longer, longer, longer, first, longer))
+    narrated: list[object] = []
+
+    def narrate(state: object, event: object) -> list[str]:
+        narrated.append(event)
+        return [f"did {event}"]
+
+    data = report.json_report(many, {}, narrate)
+    assert [v["narrated"] for v in data["violations"]] == [True, True, False, True, False]
+    assert data["violations_by_property"] == [{"property": first.property, "count": 5, "shortest": 3}]
+    assert len(narrated) == 2 * len(longer.trace.steps) + len(first.trace.steps)
+    for violation in data["violations"]:
+        assert all(step["event"] for step in violation["trace"])
+        assert all(bool(step["effects"]) == violation["narrated"] for step in violation["trace"])

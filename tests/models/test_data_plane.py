@@ -170,7 +170,7 @@ def test_expiry_is_an_event_and_the_app_is_told() -> None:
     state, notes = net.narrate(state, expiry)
     assert net.value(state, "table:1") == ()
     assert net.value(state, "ctrlq:1") == (FlowRemoved(1, entry.match, entry.priority, "idle", 0, entry.timeouts),)
-    assert notes[0].startswith("s1: [prio 32768 {exact h1->h2} -> output:2 (idle 10s (notify))] expires")
+    assert notes[0].startswith("s1: [prio 32768 {exact h1->h2} -> output:2 (idle 10s, notify)] expires")
     state = net.apply(state, ControllerHandle(1))
     assert net.value(state, "app") == (1, 1)
 
@@ -208,3 +208,12 @@ def test_a_deleted_entry_that_asked_is_reported() -> None:
 
     assert verify(Cleaner(), topology="linear:1", properties=[]).complete
     assert removed and {ev.reason for ev in removed} == {"delete"}
+
+
+def test_timeouts_print_notify_once() -> None:
+    """An entry that only asks to be told when it goes printed ``( (notify))``."""
+    from nice_attendre.models.messages import Timeouts
+
+    assert str(Timeouts(notify=True)) == "notify"
+    assert str(Timeouts(idle=10, hard=30, notify=True)) == "idle 10s, hard 30s, notify"
+    assert str(Timeouts(idle=10)) == "idle 10s"

@@ -42,7 +42,7 @@ def test_idle_timeout_and_send_flow_rem_reach_the_flow_removed_handler() -> None
     lines = result.stdout.splitlines()
     assert ("  ForgetfulByTheWrongField13.flow_removed_handler raised KeyError: 'eth_src' at ryu_flow_removed.py:61 "
             "in flow_removed_handler (handling flow-removed(s1, {eth_dst=h1}, idle timeout))") in lines
-    assert "      controller sends flow-mod {eth_dst=h1} -> output:1, idle 5s (notify) to s1" in lines
+    assert "      controller sends flow-mod {eth_dst=h1} -> output:1, idle 5s, notify to s1" in lines
     assert "      s1 tells the controller (flow-removed)" in lines
 
 
