@@ -27,19 +27,27 @@ def test_max_transitions_caps_every_configuration(tmp_path: Path) -> None:
         assert stopped.value.code == 2
 
 
+def instruction_arguments(tmp_path: Path) -> list[str]:
+    return ["--instructions", "--only", "mac-learning-linear1-4pkt", "--max-transitions", "300",
+            "--python", f"again={sys.executable}", "--json", str(tmp_path / "perf.json")]
+
+
+def test_instructions_without_valgrind_are_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)
+    with pytest.raises(SystemExit) as stopped:
+        perf.main(instruction_arguments(tmp_path))
+    assert stopped.value.code == 2
+    assert "--instructions needs Valgrind's cachegrind" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # about a minute under cachegrind
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="Valgrind's cachegrind is not installed")
 def test_instructions_are_counted_per_transition_and_repeat(tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    """Under Valgrind when it is installed (the same search counted twice, as two
-    configurations, gives nearly the same count); without it, a clear error."""
-    arguments = ["--instructions", "--only", "mac-learning-linear1-4pkt", "--max-transitions", "300",
-                 "--python", f"again={sys.executable}", "--json", str(tmp_path / "perf.json")]
-    if shutil.which("valgrind") is None:
-        with pytest.raises(SystemExit) as stopped:
-            perf.main(arguments)
-        assert stopped.value.code == 2
-        assert "--instructions needs Valgrind's cachegrind" in capsys.readouterr().err
-        return
-    assert perf.main(arguments) == 0
+    """Under Valgrind, the same search counted twice, as two configurations, gives nearly the
+    same count."""
+    assert perf.main(instruction_arguments(tmp_path)) == 0
     this, again = json.loads((tmp_path / "perf.json").read_text())
     assert this["transitions"] == again["transitions"] == 300
     # the model's building and Python's start-up (about 350 million) are taken out: what is
