@@ -72,6 +72,39 @@ from nice_attendre.watchdog import Watchdog, memory_usage
 ModelFactory = Callable[[], "tuple[Any, Sequence[Property], Sequence[Metric]]"]
 
 
+def kill_processes(procs: Sequence[Any]) -> None:
+    """SIGKILL every process of ``procs`` still running, then reap each."""
+    for process in procs:
+        if process.is_alive():
+            try:
+                process.kill()
+            except OSError:
+                pass
+    for process in procs:
+        process.join(5)
+
+
+def shut_down(conns: Sequence[Any], procs: Sequence[Any]) -> None:
+    """Ask each worker to close (over ``conns``), then end ``procs``: a worker still running
+    after 2 s gets SIGTERM, after 2 more SIGKILL (a stopped one, or one ignoring SIGTERM);
+    the connections are closed last."""
+    for conn in conns:
+        try:
+            conn.send(("close", ()))
+        except (OSError, ValueError):
+            pass
+    for process in procs:
+        process.join(2)
+        if process.is_alive():
+            process.terminate()
+            process.join(2)
+        if process.is_alive():  # stopped, or ignoring SIGTERM
+            process.kill()
+            process.join(5)
+    for conn in conns:
+        conn.close()
+
+
 class WorkerError(NiceAttendreError):
     """A shard's process or actor failed (it crashed, was killed, or could not start)."""
 
@@ -663,33 +696,12 @@ class ProcessCluster:
 
     def _kill_all(self) -> None:
         """SIGKILL every worker still running and reap it."""
-        for process in self._procs:
-            if process.is_alive():
-                try:
-                    process.kill()
-                except OSError:
-                    pass
-        for process in self._procs:
-            process.join(5)
+        kill_processes(self._procs)
 
     def close(self) -> None:
         if self._lost:
             self._kill_all()
-        for conn in self._conns:
-            try:
-                conn.send(("close", ()))
-            except (OSError, ValueError):
-                pass
-        for process in self._procs:
-            process.join(2)
-            if process.is_alive():
-                process.terminate()
-                process.join(2)
-            if process.is_alive():  # stopped, or ignoring SIGTERM
-                process.kill()
-                process.join(5)
-        for conn in self._conns:
-            conn.close()
+        shut_down(self._conns, self._procs)
         self._conns, self._procs = [], []
         self._close_watch_read()
         if self._watch is not None:

@@ -133,7 +133,7 @@ class RayCluster:
             raise WorkerError(f"the {self.shards} shard actors did not start within {START_TIMEOUT:.0f} s: "
                               "does the Ray cluster have that many free CPUs?") from None
         except ray.exceptions.RayActorError as exc:
-            raise WorkerError(f"a shard actor could not start: {_first_line(exc)}") from None
+            raise WorkerError(f"a shard actor could not start: {first_line(exc)}") from None
         except ray.exceptions.RayTaskError as exc:
             raise _cause(exc) from None
 
@@ -169,7 +169,7 @@ class RayCluster:
         index = ids.index(dead) if dead in ids else next(
             (i for i, (node, pid) in enumerate(self._where) if node == self._node and process_state(pid) in
              (None, "Z", "X")), None)
-        return self._lose(index, f"died ({_first_line(exc)})")
+        return self._lose(index, f"died ({first_line(exc)})")
 
     def _lose(self, index: int | None, what: str) -> WorkerLost:
         """Actor ``index`` is lost: kill every actor now; the error to raise."""
@@ -232,15 +232,21 @@ class RayCluster:
             self._started = False
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     """The first line of ``exc``'s message (Ray's run over many lines)."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _cause(exc: Any) -> BaseException:
-    """What an actor's method raised, from Ray's wrapping of it."""
+def actor_cause(exc: Any, who: str) -> BaseException:
+    """What an actor's method raised, from Ray's wrapping of it (a :class:`WorkerError`
+    saying ``who`` failed, when Ray gives no cause)."""
     cause = getattr(exc, "cause", None)
     if isinstance(cause, BaseException):
         return cause
-    return WorkerError(f"a shard failed: {_first_line(exc)}")
+    return WorkerError(f"{who} failed: {first_line(exc)}")
+
+
+def _cause(exc: Any) -> BaseException:
+    """What a shard's method raised, from Ray's wrapping of it."""
+    return actor_cause(exc, "a shard")

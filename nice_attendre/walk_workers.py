@@ -30,8 +30,10 @@ from typing import Any, Callable, Sequence
 
 from nice_attendre.errors import InputError
 from nice_attendre.parallel import (POLL_SECONDS, STOPPED_LOOKS, WorkerError, WorkerLost, _portable, cpu_count,
-                                    die_with_parent, process_memory, process_state, what_ended)
+                                    die_with_parent, kill_processes, process_memory, process_state, shut_down,
+                                    what_ended)
 from nice_attendre.property import Metric, Property
+from nice_attendre.ray_engine import actor_cause, first_line
 from nice_attendre.shard import tune_gc
 from nice_attendre.simulate import (CHUNK_SECONDS, DISTINCT_LIMIT, CycleCheck, Walker, WalkOptions, WalkResult,
                                     WalkWorker)
@@ -211,31 +213,10 @@ class WalkProcesses:
         self._stop.value = 1
 
     def _kill_all(self) -> None:
-        for process in self._procs:
-            if process.is_alive():
-                try:
-                    process.kill()
-                except OSError:
-                    pass
-        for process in self._procs:
-            process.join(5)
+        kill_processes(self._procs)
 
     def close(self) -> None:
-        for conn in self._conns:
-            try:
-                conn.send(("close", ()))
-            except (OSError, ValueError):
-                pass
-        for process in self._procs:
-            process.join(2)
-            if process.is_alive():
-                process.terminate()
-                process.join(2)
-            if process.is_alive():  # stopped, or ignoring SIGTERM
-                process.kill()
-                process.join(5)
-        for conn in self._conns:
-            conn.close()
+        shut_down(self._conns, self._procs)
         self._conns, self._procs = [], []
         self._close_watch_read()
         if self._watch is not None:
@@ -323,7 +304,7 @@ class WalkActors:
             except ray.exceptions.RayTaskError as exc:
                 raise _cause(exc) from None
             except ray.exceptions.RayActorError as exc:
-                raise WorkerError(f"a walk actor could not start: {_first_line(exc)}") from None
+                raise WorkerError(f"a walk actor could not start: {first_line(exc)}") from None
             if not all(ready):
                 raise WorkerError("this Ray runs the walk actors' methods off their main thread, where the app "
                                   "handlers' time limit (--max-handler-seconds) cannot apply")
@@ -357,7 +338,7 @@ class WalkActors:
                 raise _cause(exc) from None
             except ray.exceptions.RayError as exc:  # the actor died, or its result was lost with it
                 self.close_actors()
-                raise WorkerLost(f"actor {worker} died ({_first_line(exc)})") from None
+                raise WorkerLost(f"actor {worker} died ({first_line(exc)})") from None
             if done:
                 self._done.add(worker)
             elif worker not in self._done:
@@ -389,14 +370,6 @@ class WalkActors:
             self._started = False
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 def _cause(exc: Any) -> BaseException:
     """What an actor's method raised, from Ray's wrapping of it."""
-    cause = getattr(exc, "cause", None)
-    if isinstance(cause, BaseException):
-        return cause
-    return WorkerError(f"a walk worker failed: {_first_line(exc)}")
+    return actor_cause(exc, "a walk worker")
