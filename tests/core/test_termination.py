@@ -21,7 +21,7 @@ without these properties: the properties only look at edges the search follows.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
 import networkx as nx
@@ -32,39 +32,14 @@ from hypothesis import strategies as st
 from nice_attendre import Expectation, Limits, Property, Step, Trace, bfs, dfs
 from nice_attendre.errors import InputError
 
+from test_core_dfs_graphs import Graph  # noqa: E402 - the graph system (events are edges)
+
 SETTINGS = settings(max_examples=200, deadline=None)
 
 #: The searches that check termination and eventually: depth-first as it goes, breadth-first
 #: (``--shortest``) over the graph it keeps.
 SEARCHES = {"dfs": dfs, "bfs": bfs}
 searches = st.sampled_from(sorted(SEARCHES))
-
-
-@dataclass(frozen=True)
-class Graph:
-    """A finite transition system: states ``0..n-1``, events are edges ``(label, index)``."""
-
-    n: int
-    edges: tuple[tuple[int, str, int], ...]
-    initials: tuple[int, ...]
-    out: dict = field(init=False, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        out: dict[int, list[tuple[str, int]]] = {state: [] for state in range(self.n)}
-        for index, (src, label, _dst) in enumerate(self.edges):
-            out[src].append((label, index))
-        object.__setattr__(self, "out", {state: tuple(events) for state, events in out.items()})
-
-    def initial_states(self) -> tuple[int, ...]:
-        return self.initials
-
-    def enabled(self, state: int) -> tuple[tuple[str, int], ...]:
-        return self.out[state]
-
-    def apply(self, state: int, event: tuple[str, int]) -> int:
-        src, label, dst = self.edges[event[1]]
-        assert (src, label) == (state, event[0]), f"apply({state}, {event}) with a foreign event"
-        return dst
 
 
 class Keyed(Graph):
