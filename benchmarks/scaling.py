@@ -39,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Any
 
 #: name -> (app, topology, packets, protocol)
 SCENARIOS: dict[str, tuple[str, str, int, str]] = {
@@ -56,6 +57,19 @@ RUNS: dict[str, tuple[int, str]] = {
     "proc2": (2, "processes"), "proc2p": (2, "processes"), "ray1": (1, "ray"), "ray2": (2, "ray"),
 }
 
+
+
+def run_copies(command: list[str], copies: int, name: str) -> list[dict[str, Any]] | None:
+    """Run ``command`` ``copies`` times at once, each printing one JSON object: the objects,
+    or None (the failure printed, under the run's ``name``) if a copy failed."""
+    children = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for _ in range(copies)]
+    outputs = [child.communicate() + (child.returncode,) for child in children]
+    for _stdout, stderr, code in outputs:
+        if code != 0:
+            print(f"{name:<6} FAILED (exit code {code}):\n{stderr.strip()}", file=sys.stderr)
+            return None
+    return [json.loads(stdout) for stdout, _stderr, _code in outputs]
 
 def _cpu_seconds() -> float:
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -101,16 +115,10 @@ def _measure(scenario: str, name: str, partition: str) -> dict | None:
     without the speed-up (``copies``: how many searches ran at once), or None if one failed."""
     load_before = os.getloadavg()[0]
     copies = 2 if name == "pair" else 1
-    children = [subprocess.Popen([sys.executable, __file__, "--child", scenario,
-                                  "seq" if name == "pair" else name, partition],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                for _ in range(copies)]
-    outputs = [child.communicate() + (child.returncode,) for child in children]
-    for _stdout, stderr, code in outputs:
-        if code != 0:
-            print(f"{name:<6} FAILED (exit code {code}):\n{stderr.strip()}", file=sys.stderr)
-            return None
-    parts = [json.loads(stdout) for stdout, _stderr, _code in outputs]
+    parts = run_copies([sys.executable, __file__, "--child", scenario, "seq" if name == "pair" else name,
+                        partition], copies, name)
+    if parts is None:
+        return None
     row = dict(parts[0], run=name, workers=RUNS[name][0], engine=RUNS[name][1], copies=copies,
                wall_seconds=max(p["wall_seconds"] for p in parts),
                cpu_seconds=round(sum(p["cpu_seconds"] for p in parts), 2))

@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from typing import Any
@@ -93,15 +92,11 @@ def _measure(scenario: str, name: str, walks: int, seed: int) -> dict[str, Any] 
     None if one failed. ``rate`` is the throughput of all its processes together."""
     load_before = os.getloadavg()[0]
     copies = 2 if name == "pair" else 1
-    children = [subprocess.Popen([sys.executable, __file__, "--child", scenario, name, str(walks), str(seed)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                for _ in range(copies)]
-    outputs = [child.communicate() + (child.returncode,) for child in children]
-    for _stdout, stderr, code in outputs:
-        if code != 0:
-            print(f"{name:<6} FAILED (exit code {code}):\n{stderr.strip()}", file=sys.stderr)
-            return None
-    parts = [json.loads(stdout) for stdout, _stderr, _code in outputs]
+    from nice_attendre.benchmarks.scaling import run_copies
+
+    parts = run_copies([sys.executable, __file__, "--child", scenario, name, str(walks), str(seed)], copies, name)
+    if parts is None:
+        return None
     row = dict(parts[0], copies=copies, rate=round(sum(p["rate"] for p in parts), 1),
                wall_seconds=max(p["wall_seconds"] for p in parts))
     if all(p["cpu_seconds"] is not None for p in parts):
