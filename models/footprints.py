@@ -50,7 +50,8 @@ from nice_attendre.models.events import (ControllerHandle, ControllerStats, Host
                                          SwitchEntryExpires, SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models import flowtable
 from nice_attendre.models.messages import NO_TIMEOUTS, TABLE, BarrierRequest, FlowMod, PacketOut, PortStatsRequest
-from nice_attendre.models.packet import Flood, GotoTable, Output, ToController
+from nice_attendre.models.addresses import IP_BROADCAST, default_ip
+from nice_attendre.models.packet import BROADCAST, Flood, GotoTable, Header, Output, SetField, ToController
 from nice_attendre.models.protocols.openflow import releases
 from nice_attendre.models.protocols.ties import SwitchChoosesEntry, ordinary
 from nice_attendre.por import Footprint
@@ -120,6 +121,20 @@ class Footprints:
         self._bounded: dict[tuple[int, int], Footprint] = {}
         self._untied: dict[tuple[int, int, int], bool] = {}
         self._version = getattr(net.protocol, "version", "1.0")
+        #: the state :meth:`dormant` was last asked about, and its enabled events
+        self._now: tuple[Any, tuple[Hashable, ...]] = ((), ())
+        #: the headers the hosts' scripts and moves may put on the wire, closed under answers
+        self._hosts = tuple(topo.hosts)
+        seeds = {hdr for spec in net.specs.values() for hdr, _kind in spec.script}
+        seeds |= {Header(host, BROADCAST, default_ip(host), IP_BROADCAST) for host in net.mobile}
+        self._scripted = self._closed(frozenset(seeds), ())
+        self._carried: dict[tuple[int, int], tuple[frozenset[Header], frozenset[SetField]]] = {}
+        self._universes: dict[tuple[frozenset[Header], frozenset[SetField]], frozenset[Header]] = {}
+        self._missing: dict[tuple[int, int, int, frozenset[Header]], tuple[int, ...] | None] = {}
+        #: the slots whose values may carry packets (headers) or set-field actions
+        self._carriers = tuple(sorted(set(net.slot_port.values()) | set(net.slot_inbox.values())
+                                      | set(net.slot_buffer.values()) | set(net.slot_cmdq.values())
+                                      | set(net.slot_host.values()) | set(net.slot_table.values())))
         dormant: list[Hashable] = []
         hosts = net.hosts
         dormant.extend(event for _slot, event, _stream, _length in hosts.senders)
@@ -160,6 +175,7 @@ class Footprints:
     def dormant(self, state: Sequence[int], enabled: Sequence[Hashable]) -> list[Hashable]:
         """Every event of the network that is not among ``enabled`` (``state``'s), and the stand-ins."""
         found = set(enabled)
+        self._now = (state, tuple(enabled))
         return [event for event in self._universe if event not in found]
 
     def footprint(self, state: Sequence[int], event: Hashable) -> Footprint:
@@ -312,7 +328,7 @@ class Footprints:
             if kind is FlowMod:
                 reads.add(table)
                 writes.add(table)
-                if msg.command in ("delete", "delete-strict"):
+                if msg.command in ("delete", "delete-strict") or getattr(msg, "check_overlap", False):
                     appends.add(ctrlq)
                 if not releases(msg):
                     continue
@@ -374,6 +390,8 @@ class Footprints:
         controller's events); for its expiries (of entries not in its table: the enabled
         ones are events of their own), when no flow-mod in its channel adds an entry with
         a timeout, only new commands can; None otherwise (the writers of its guard)."""
+        if type(event) is ControllerHandle:
+            return self._controller_enablers(state, event)
         if type(event) is not Standin:
             return None
         net = self.net
@@ -407,6 +425,139 @@ class Footprints:
                                 for i, a in enumerate(entries) for b in entries[i + 1:])
             self._untied[key] = found
         return self._feeders if found else None
+
+    # ---- where packet-ins may come from (a dormant controller step's enablers) -----------
+
+    def _closed(self, headers: frozenset[Header], setfields: Any) -> frozenset[Header]:
+        """``headers`` closed under a host's answer (the header reversed; to a broadcast, from
+        any host) and under ``setfields`` (each rewriting one field)."""
+        seen = set(headers)
+        work = list(headers)
+        while work:
+            hdr = work.pop()
+            if hdr.eth_dst == BROADCAST:
+                after = [Header(host, hdr.eth_src, hdr.ip_dst, hdr.ip_src, hdr.tp_dst, hdr.tp_src, hdr.ip_proto)
+                         for host in self._hosts]
+            else:
+                after = [hdr.reversed()]
+            after.extend(hdr._replace(**{action.field: action.value}) for action in setfields)
+            for other in after:
+                if other not in seen:
+                    seen.add(other)
+                    work.append(other)
+        return frozenset(seen)
+
+    def _carried_by(self, state: Sequence[int], slot: int) -> tuple[frozenset[Header], frozenset[SetField]]:
+        """The headers (beyond the scripted ones) and set-field actions in ``slot``'s value."""
+        key = (slot, state[slot])
+        found = self._carried.get(key)
+        if found is None:
+            headers: set[Header] = set()
+            setfields: set[SetField] = set()
+            work = [self.net.value(state, self.net.slot_names[slot])]
+            while work:
+                item = work.pop()
+                kind = type(item)
+                if kind is Header:
+                    if item not in self._scripted:
+                        headers.add(item)
+                elif kind is SetField:
+                    setfields.add(item)
+                elif isinstance(item, (tuple, list, frozenset)):
+                    work.extend(item)
+                elif hasattr(item, "__dataclass_fields__"):
+                    work.extend(getattr(item, name) for name in item.__dataclass_fields__)
+            found = self._carried[key] = (frozenset(headers), frozenset(setfields))
+        return found
+
+    def headers(self, state: Sequence[int]) -> frozenset[Header]:
+        """Every header a packet may carry on a path from ``state`` on which the controller
+        does not act: the scripted ones, those of the packets in ``state`` (on links, in
+        buffers, in packet-outs, in the hosts' answers due), closed under the hosts' answers
+        and the set-field actions of the tables and the command channels."""
+        headers: set[Header] = set()
+        setfields: set[SetField] = set()
+        for slot in self._carriers:
+            more, actions = self._carried_by(state, slot)
+            headers |= more
+            setfields |= actions
+        key = (frozenset(headers), frozenset(setfields))
+        found = self._universes.get(key)
+        if found is None:
+            found = self._universes[key] = (self._scripted if not headers and not setfields
+                                            else self._closed(self._scripted | key[0], sorted(key[1], key=repr)))
+        return found
+
+    def _missing_ports(self, state: Sequence[int], dpid: int) -> tuple[int, ...] | None:
+        """The ports of switch ``dpid`` where a packet may arrive and go to the controller
+        (a miss, or an entry that sends it there) on a path from ``state`` on which the
+        controller does not act: its table then changes only by the flow-mods now in its
+        channel and by expiries. None: any port (a command that deletes or modifies, an
+        entry with a goto or an output to the table). A packet is safe when an entry that
+        stays (no timeout, nothing deletes it) matches it and no entry that matches it, now
+        or added by the channel, sends it to the controller."""
+        net = self.net
+        table_slot, cmdq_slot = net.slot_table[dpid], net.slot_cmdq[dpid]
+        universe = self.headers(state)
+        key = (dpid, state[table_slot], state[cmdq_slot], universe)
+        if key in self._missing:
+            return self._missing[key]
+        present = net.interned(table_slot)[state[table_slot]]
+        entries = list(present)
+        found: tuple[int, ...] | None = None
+        for msg in net.value(state, f"cmdq:{dpid}"):
+            if type(msg) is FlowMod:
+                if msg.command != "add":
+                    break
+                entries.append(flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions))
+        else:
+            staying = [entry for entry in present if entry.timeouts is None and entry.table_id == 0]
+            leaves = [entry for entry in entries if entry.table_id == 0 and not self._forwards_only(entry)]
+            if not any(entry.table_id != 0 for entry in entries) or not leaves:
+                ports = []
+                for port in net.topology.ports[dpid]:
+                    for hdr in universe:
+                        if (not any(entry.match.matches(hdr, port) for entry in staying)
+                                or any(entry.match.matches(hdr, port) for entry in leaves)):
+                            ports.append(port)
+                            break
+                found = tuple(ports)
+        self._missing[key] = found
+        return found
+
+    @staticmethod
+    def _forwards_only(entry: Any) -> bool:
+        """Whether ``entry``'s actions only forward (outputs to ports, floods, set-fields)."""
+        if entry.actions is None or entry.buffer is not None or entry.encap is not None:
+            return False
+        return all(type(action) is Flood or type(action) is SetField
+                   or (type(action) is Output and action.port != TABLE) for action in entry.actions)
+
+    def _controller_enablers(self, state: Sequence[int], event: Hashable) -> tuple[Hashable, ...]:
+        """For a controller step of switch ``dpid``'s messages, dormant (its channel empty):
+        the other controller events, and the events of the switch that may send it a
+        message before the controller acts: its packet steps at ports where a packet may go
+        to the controller (:meth:`_missing_ports`), its command step when the commands now
+        in its channel may answer (:meth:`bounded`), its expiries and tie choices."""
+        net = self.net
+        dpid = event.dpid  # type: ignore[attr-defined]
+        ctrlq = net.slot_ctrlq[dpid]
+        found: list[Hashable] = [other for other in self._feeders if other != event]
+        ports = self._missing_ports(state, dpid)
+        found.extend(SwitchProcessPacket(dpid, port) for port in net.topology.ports[dpid]
+                     if ports is None or port in ports)
+        command = SwitchProcessCommand(dpid)
+        bounded = self.bounded(state, command)
+        if bounded is None or ctrlq in bounded[0].appends | bounded[0].writes:
+            found.append(command)
+        found.append(Standin("expiry", dpid))
+        found.append(Standin("tie", dpid))
+        now_state, enabled = self._now
+        if now_state is not state:
+            enabled = tuple(net.enabled(state))
+        found.extend(other for other in enabled if type(other) in (SwitchEntryExpires, SwitchChoosesEntry)
+                     and other.dpid == dpid)  # type: ignore[attr-defined]
+        return tuple(found)
 
     def host_parts(self, host: str) -> tuple[int, int]:
         """The two locations of ``host``'s slot: what it sends, what it receives."""
