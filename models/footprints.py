@@ -287,6 +287,12 @@ class Footprints:
         adds = written & static.adds
         reads = set(tracked.reads) - pops - adds
         writes = written - pops - adds - appends
+        if isinstance(tracked, list):
+            # a slot written with the value it had (a flow-mod adding an entry already there):
+            # the transition changes nothing there, it only looked at it
+            same = {slot for slot in writes if list.__getitem__(tracked, slot) == state[slot]}
+            writes -= same
+            reads |= same
         if not (reads | pops <= static.reads | static.pops and writes <= static.writes | static.pops
                 and appends <= static.appends | static.writes):
             return static  # outside its declared footprint (a test would say so): keep that

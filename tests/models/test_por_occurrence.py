@@ -1,0 +1,53 @@
+"""The state-dependent parts of the network's footprints, checked on every transition of
+route-flow (and its bug), mac-learning (and a bug), energy-te, an app with timeouts and one
+with equal-priority ties: an enabled event whose one transition (its occurrence footprint)
+is declared independent of another event's footprint commutes with it (both orders, the
+same state, neither disabled), and a switch step that writes a slot with the value it had
+declares it a read only."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from nice_attendre.por import dependent
+from test_footprints import SCENARIOS, _network, _states
+
+
+@pytest.mark.parametrize("app, topology, packets, options", SCENARIOS)
+def test_an_occurrence_declared_independent_commutes(app: str, topology: str | None, packets: int,
+                                                      options: dict[str, Any]) -> None:
+    net = _network(app, topology, packets, options)
+    pairs = 0
+    for state in _states(net, 1200):
+        events = net.enabled(state)
+        for a in events:
+            occurrence = net.occurrence(state, a)
+            if occurrence is None:
+                continue
+            for b in events:
+                if b == a or dependent(occurrence, net.footprint(state, b)):
+                    continue
+                after_a, after_b = net.apply(state, a), net.apply(state, b)
+                assert b in net.enabled(after_a) and a in net.enabled(after_b), (a, b)
+                assert net.apply(after_a, b) == net.apply(after_b, a), (a, b)
+                pairs += 1
+    assert pairs > 0
+
+
+def test_a_flow_mod_adding_an_entry_already_there_only_reads_the_table() -> None:
+    """Route-flow, linear:3, 2 packets: some command steps add an entry the table already
+    holds; their occurrence reads the table and does not write it."""
+    net = _network("route-flow", "linear:3", 2, {})
+    seen = 0
+    for state in _states(net, 3000):
+        for event in net.enabled(state):
+            if type(event).__name__ != "SwitchProcessCommand":
+                continue
+            table = net.slot_table[event.dpid]
+            if net.apply(state, event)[table] != state[table]:
+                continue
+            occurrence = net.occurrence(state, event)
+            assert table in occurrence.reads and table not in occurrence.writes
+            seen += 1
+    assert seen > 0
