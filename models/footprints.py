@@ -128,6 +128,20 @@ class Footprints:
         seeds = {hdr for spec in net.specs.values() for hdr, _kind in spec.script}
         seeds |= {Header(host, BROADCAST, default_ip(host), IP_BROADCAST) for host in net.mobile}
         self._scripted = self._closed(frozenset(seeds), ())
+        #: per switch, its ports where only hosts may be attached, and those hosts
+        self._hosted: dict[int, dict[int, tuple[str, ...]]] = {}
+        for dpid in topo.switches:
+            ports: dict[int, list[str]] = {}
+            for port in topo.ports[dpid]:
+                peer = topo.links.get((dpid, port))
+                if peer is not None and not peer.is_host:
+                    continue
+                ports[port] = [host for host in topo.hosts if (dpid, port) in self._places[host]]
+            self._hosted[dpid] = {port: tuple(hosts) for port, hosts in ports.items()}
+        #: what each host may send of its own (its script; its announcements if it moves)
+        self._sent_by_host = {host: {hdr for hdr, _kind in (net.specs[host].script if host in net.specs else ())}
+                              | ({Header(host, BROADCAST, default_ip(host), IP_BROADCAST)} if host in net.mobile else set())
+                              for host in topo.hosts}
         self._carried: dict[tuple[int, int], tuple[frozenset[Header], frozenset[SetField]]] = {}
         self._universes: dict[tuple[frozenset[Header], frozenset[SetField]], frozenset[Header]] = {}
         self._missing: dict[tuple[int, int, int, frozenset[Header]], tuple[int, ...] | None] = {}
@@ -505,7 +519,9 @@ class Footprints:
         net = self.net
         table_slot, cmdq_slot = net.slot_table[dpid], net.slot_cmdq[dpid]
         universe = self.headers(state)
-        key = (dpid, state[table_slot], state[cmdq_slot], universe)
+        hosted = self._hosted[dpid]
+        key = (dpid, state[table_slot], state[cmdq_slot], universe,
+               tuple(state[net.slot_port[(dpid, port)]] for port in hosted))
         if key in self._missing:
             return self._missing[key]
         present = net.interned(table_slot)[state[table_slot]]
@@ -522,13 +538,29 @@ class Footprints:
             if not any(entry.table_id != 0 for entry in entries) or not leaves:
                 ports = []
                 for port in net.topology.ports[dpid]:
-                    for hdr in universe:
+                    arriving = universe if port not in hosted else self._from_hosts(state, dpid, port, universe)
+                    for hdr in arriving:
                         if (not any(entry.match.matches(hdr, port) for entry in staying)
                                 or any(entry.match.matches(hdr, port) for entry in leaves)):
                             ports.append(port)
                             break
                 found = tuple(ports)
         self._missing[key] = found
+        return found
+
+    def _from_hosts(self, state: Sequence[int], dpid: int, port: int, universe: frozenset[Header]) -> set[Header]:
+        """The headers of the packets that may arrive at ``dpid``:``port``, a port only hosts
+        may be attached to: those in its queue now, and what those hosts may send (their
+        scripts, their announcements when they move, their answers to packets addressed to
+        them, among ``universe``)."""
+        found = {packet.hdr for packet in self.net.value(state, self.net.slot_names[self.net.slot_port[(dpid, port)]])}
+        for host in self._hosted[dpid][port]:
+            found |= self._sent_by_host[host]
+            for hdr in universe:
+                if hdr.eth_dst == host:
+                    found.add(hdr.reversed())
+                elif hdr.eth_dst == BROADCAST:
+                    found.add(Header(host, hdr.eth_src, hdr.ip_dst, hdr.ip_src, hdr.tp_dst, hdr.tp_src, hdr.ip_proto))
         return found
 
     @staticmethod
