@@ -144,7 +144,8 @@ class Footprints:
                               for host in topo.hosts}
         self._carried: dict[tuple[int, int], tuple[frozenset[Header], frozenset[SetField]]] = {}
         self._universes: dict[tuple[frozenset[Header], frozenset[SetField]], frozenset[Header]] = {}
-        self._missing: dict[tuple[int, int, int, frozenset[Header]], tuple[int, ...] | None] = {}
+        self._missing: dict[tuple[Any, ...], tuple[int, ...] | None] = {}
+        self._arrived: tuple[Any, dict[tuple[int, int], frozenset[Header]]] = ((), {})
         #: the slots whose values may carry packets (headers) or set-field actions
         self._carriers = tuple(sorted(set(net.slot_port.values()) | set(net.slot_inbox.values())
                                       | set(net.slot_buffer.values()) | set(net.slot_cmdq.values())
@@ -518,10 +519,9 @@ class Footprints:
         or added by the channel, sends it to the controller."""
         net = self.net
         table_slot, cmdq_slot = net.slot_table[dpid], net.slot_cmdq[dpid]
-        universe = self.headers(state)
-        hosted = self._hosted[dpid]
-        key = (dpid, state[table_slot], state[cmdq_slot], universe,
-               tuple(state[net.slot_port[(dpid, port)]] for port in hosted))
+        arrivals = self.arrivals(state)
+        key = (dpid, state[table_slot], state[cmdq_slot],
+               tuple(arrivals[(dpid, port)] for port in net.topology.ports[dpid]))
         if key in self._missing:
             return self._missing[key]
         present = net.interned(table_slot)[state[table_slot]]
@@ -538,14 +538,132 @@ class Footprints:
             if not any(entry.table_id != 0 for entry in entries) or not leaves:
                 ports = []
                 for port in net.topology.ports[dpid]:
-                    arriving = universe if port not in hosted else self._from_hosts(state, dpid, port, universe)
-                    for hdr in arriving:
+                    for hdr in arrivals[(dpid, port)]:
                         if (not any(entry.match.matches(hdr, port) for entry in staying)
                                 or any(entry.match.matches(hdr, port) for entry in leaves)):
                             ports.append(port)
                             break
                 found = tuple(ports)
         self._missing[key] = found
+        return found
+
+    def _entries(self, state: Sequence[int], dpid: int) -> list[Any] | None:
+        """The entries switch ``dpid``'s table may hold before the controller acts (those now,
+        those the flow-mods in its channel add), or None (a command that deletes or modifies)."""
+        net = self.net
+        entries = list(net.interned(net.slot_table[dpid])[state[net.slot_table[dpid]]])
+        for msg in net.value(state, f"cmdq:{dpid}"):
+            if type(msg) is FlowMod:
+                if msg.command != "add":
+                    return None
+                entries.append(flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions))
+        return entries
+
+    def arrivals(self, state: Sequence[int]) -> dict[tuple[int, int], frozenset[Header]]:
+        """Per port of every switch, the headers of the packets that may arrive there on a
+        path from ``state`` on which the controller does not act: those in its queue now;
+        at a port hosts may be attached to, what they may send (:meth:`_from_hosts`); at a
+        port linked to a switch, what that switch may forward out of its end of the link:
+        the headers that may arrive at its ports and hit an entry (now or added by its
+        channel) that outputs there or floods, the packets its channel's packet-outs and
+        flow-mods release. Where a switch may send a packet through its table again or
+        delete entries, every header that may exist (:meth:`headers`)."""
+        last_state, found = self._arrived
+        if last_state is state:
+            return found
+        net = self.net
+        topo = net.topology
+        universe = self.headers(state)
+        sets: dict[tuple[int, int], set[Header]] = {}
+        for dpid in topo.switches:
+            hosted = self._hosted[dpid]
+            for port in topo.ports[dpid]:
+                here = {packet.hdr for packet in net.value(state, net.slot_names[net.slot_port[(dpid, port)]])}
+                if port in hosted:
+                    here |= self._from_hosts(state, dpid, port, universe)
+                sets[(dpid, port)] = here
+
+        def out(dpid: int, port: int | None, hdr: Header, in_port: int) -> bool:
+            """``hdr`` leaves ``dpid`` by ``port`` (None: flood); whether anything grew."""
+            grew = False
+            ports = [port] if port is not None else [p for p in topo.ports[dpid] if p != in_port]
+            for where in ports:
+                peer = topo.links.get((dpid, where))
+                if peer is None or peer.is_host:
+                    continue
+                target = sets[(peer.node, peer.port)]
+                if hdr not in target:
+                    target.add(hdr)
+                    grew = True
+            return grew
+
+        def everywhere(dpid: int, hdr: Header) -> bool:
+            grew = False
+            for port in topo.ports[dpid]:
+                grew = out(dpid, port, hdr, -1) or grew
+            return grew
+
+        def act(dpid: int, actions: Any, hdr: Header, in_port: int) -> bool | None:
+            """Apply ``actions``; None when they may go through the table again."""
+            grew = False
+            for action in actions:
+                kind = type(action)
+                if kind is SetField:
+                    hdr = hdr._replace(**{action.field: action.value})
+                elif kind is Output:
+                    if action.port == TABLE:
+                        return None
+                    if action.port in topo.ports[dpid]:
+                        grew = out(dpid, action.port, hdr, in_port) or grew
+                elif kind is Flood:
+                    grew = out(dpid, None, hdr, in_port) or grew
+                elif kind is ToController:
+                    continue
+                else:
+                    return None
+            return grew
+
+        tables = {dpid: self._entries(state, dpid) for dpid in topo.switches}
+        changed = True
+        while changed:
+            changed = False
+            for dpid in topo.switches:
+                entries = tables[dpid]
+                released = []
+                for msg in net.value(state, f"cmdq:{dpid}"):
+                    kind = type(msg)
+                    if kind is PacketOut or (kind is FlowMod and msg.buffer_id is not None):
+                        hdrs = []
+                        if getattr(msg, "packet", None) is not None:
+                            hdrs.append((msg.packet.hdr, msg.in_port))
+                        for bid, in_port, packet in net.interned(net.slot_buffer[dpid])[state[net.slot_buffer[dpid]]]:
+                            if bid == msg.buffer_id:
+                                hdrs.append((packet.hdr, in_port))
+                        actions = msg.actions if kind is PacketOut or self._version != "1.3" else (Output(TABLE),)
+                        released.extend((hdr, in_port, actions) for hdr, in_port in hdrs)
+                for hdr, in_port, actions in released:
+                    done = act(dpid, actions or (), hdr, in_port)
+                    if done is None:
+                        for hdr2 in universe:
+                            changed = everywhere(dpid, hdr2) or changed
+                    else:
+                        changed = done or changed
+                for port in topo.ports[dpid]:
+                    for hdr in tuple(sets[(dpid, port)]):
+                        if entries is None:
+                            changed = everywhere(dpid, hdr) or changed
+                            continue
+                        for entry in entries:
+                            if entry.table_id != 0 or not entry.match.matches(hdr, port):
+                                continue
+                            done = None if entry.actions is None else act(dpid, entry.actions, hdr, port)
+                            if done is None:
+                                for hdr2 in universe:
+                                    changed = everywhere(dpid, hdr2) or changed
+                            else:
+                                changed = done or changed
+        found = {key: frozenset(value) for key, value in sets.items()}
+        self._arrived = (state, found)
         return found
 
     def _from_hosts(self, state: Sequence[int], dpid: int, port: int, universe: frozenset[Header]) -> set[Header]:
