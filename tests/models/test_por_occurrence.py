@@ -10,6 +10,9 @@ from typing import Any
 
 import pytest
 
+from nice_attendre.models.events import ControllerHandle, SwitchEntryExpires
+from nice_attendre.models.footprints import Standin
+from nice_attendre.models.protocols.ties import SwitchChoosesEntry
 from nice_attendre.por import dependent
 from test_footprints import SCENARIOS, _network, _states
 
@@ -51,3 +54,56 @@ def test_a_flow_mod_adding_an_entry_already_there_only_reads_the_table() -> None
             assert table in occurrence.reads and table not in occurrence.writes
             seen += 1
     assert seen > 0
+
+
+def _without(net: Any, start: Any, most: int, left_out: Any = lambda event: False) -> list[Any]:
+    """States reachable from ``start`` by events other than the controller's and those
+    ``left_out`` says (at most ``most``)."""
+    seen, stack, found = {start}, [start], []
+    while stack and len(found) < most:
+        state = stack.pop()
+        found.append(state)
+        for event in net.enabled(state):
+            if type(event).__name__.startswith("Controller") or left_out(event):
+                continue
+            after = net.apply(state, event)
+            if after not in seen:
+                seen.add(after)
+                stack.append(after)
+    return found
+
+
+def _named(event: Any, enablers: set[Any]) -> bool:
+    """Whether ``event`` is among ``enablers`` or stands in their stand-ins' families."""
+    if event in enablers:
+        return True
+    kind = "expiry" if type(event) is SwitchEntryExpires else "tie" if type(event) is SwitchChoosesEntry else None
+    return kind is not None and Standin(kind, event.dpid) in enablers
+
+
+@pytest.mark.parametrize("app, topology, packets, options", SCENARIOS)
+def test_arrivals_cover_every_packet_before_the_controller_acts(app: str, topology: str | None, packets: int,
+                                                                 options: dict[str, Any]) -> None:
+    """Every packet in a switch's input port, on a path on which the controller does not
+    act, has a header the state's arrivals name for that port; on a path that also leaves
+    out a dormant controller step's named enablers, that step stays disabled."""
+    net = _network(app, topology, packets, options)
+    model = net.por_model()
+    checked = waited = 0
+    for index, state in enumerate(_states(net, 400)):
+        if index % 7:
+            continue
+        arrivals = dict(model.arrivals(state))
+        for later in _without(net, state, 150):
+            for (dpid, port), slot in net.slot_port.items():
+                for packet in net.value(later, net.slot_names[slot]):
+                    assert packet.hdr in arrivals[(dpid, port)], (dpid, port, packet)
+                    checked += 1
+        for dormant in model.dormant(state, net.enabled(state)):
+            if type(dormant) is not ControllerHandle:
+                continue
+            enablers = set(net.enablers(state, dormant))
+            for later in _without(net, state, 150, lambda event: _named(event, enablers)):
+                assert dormant not in net.enabled(later), dormant
+                waited += 1
+    assert checked > 0 and waited > 0
