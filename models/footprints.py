@@ -54,7 +54,7 @@ from nice_attendre.models.addresses import IP_BROADCAST, default_ip
 from nice_attendre.models.packet import BROADCAST, Flood, GotoTable, Header, Output, SetField, ToController
 from nice_attendre.models.protocols.openflow import releases
 from nice_attendre.models.protocols.ties import SwitchChoosesEntry, ordinary
-from nice_attendre.por import Footprint
+from nice_attendre.por import Alternatives, Footprint
 
 if TYPE_CHECKING:
     from nice_attendre.models.network import Network
@@ -146,6 +146,8 @@ class Footprints:
         self._universes: dict[tuple[frozenset[Header], frozenset[SetField]], frozenset[Header]] = {}
         self._missing: dict[tuple[Any, ...], tuple[int, ...] | None] = {}
         self._arrived: tuple[Any, dict[tuple[int, int], frozenset[Header]]] = ((), {})
+        #: per port, the events that may send a packet to it in the state of ``_arrived``
+        self._emitters: dict[tuple[int, int], tuple[Hashable, ...]] = {}
         #: the slots whose values may carry packets (headers) or set-field actions
         self._carriers = tuple(sorted(set(net.slot_port.values()) | set(net.slot_inbox.values())
                                       | set(net.slot_buffer.values()) | set(net.slot_cmdq.values())
@@ -406,46 +408,59 @@ class Footprints:
         return found
 
     def enablers(self, state: Sequence[int], event: Hashable) -> tuple[Hashable, ...] | None:
-        """For a switch's tie choices, dormant: when neither its table nor the entries the
-        flow-mods in its channel add could tie, only new commands can make a tie (the
-        controller's events); for its expiries (of entries not in its table: the enabled
-        ones are events of their own), when no flow-mod in its channel adds an entry with
-        a timeout, only new commands can; None otherwise (the writers of its guard)."""
+        """For a dormant event, the events one of which must happen before it can be
+        enabled, or None (the writers of its guard): a switch's tie choices, when its table
+        cannot tie: its command step (only an added entry makes a tie); its expiries (of
+        entries not in its table: the enabled ones are events of their own), when no entry
+        has a timeout: its command step; a controller step: see
+        :meth:`_controller_enablers`; a packet step at a port linked to a switch: see
+        :meth:`_packet_enablers`."""
         if type(event) is ControllerHandle:
             return self._controller_enablers(state, event)
+        if type(event) is SwitchProcessPacket:
+            return self._packet_enablers(state, event)
         if type(event) is not Standin:
             return None
         net = self.net
         dpid = event.dpid  # type: ignore[attr-defined]
+        table = net.interned(net.slot_table[dpid])[state[net.slot_table[dpid]]]
         if event.kind == "expiry":  # type: ignore[attr-defined]
             # expiries are named by their entry's index: with no entry with a timeout in the
-            # table, the first can only come from a flow-mod in the channel or a command still
-            # to come
-            if any(entry.timeouts is not None for entry in net.interned(net.slot_table[dpid])[state[net.slot_table[dpid]]]):
+            # table, the first needs one added, by the switch's command step, and when none
+            # of the flow-mods in its channel adds one, by a command still to come
+            if any(entry.timeouts is not None for entry in table):
                 return None
             if any(type(msg) is FlowMod and msg.command == "add" and msg.timeouts != NO_TIMEOUTS
                    for msg in net.value(state, f"cmdq:{dpid}")):
-                return None
-            return self._feeders
+                return (SwitchProcessCommand(dpid),)
+            return Alternatives(((SwitchProcessCommand(dpid),), self._feeders))
+        # a table that cannot tie ties only once an entry is added, by the command step, and
+        # when the flow-mods in its channel add none that could, by a command still to come
         key = (dpid, state[net.slot_table[dpid]], state[net.slot_cmdq[dpid]])
         found = self._untied.get(key)
         if found is None:
-            entries = list(net.interned(net.slot_table[dpid])[key[1]])
-            for msg in net.value(state, f"cmdq:{dpid}"):
-                if type(msg) is FlowMod:
-                    if msg.command not in ("add", "modify-or-add", "delete", "delete-strict"):
-                        entries = []  # a modify: not worked out here
-                        found = False
-                        break
-                    if msg.command[0] != "d":
-                        entries.append(flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions))
-            else:
-                found = not any(a.table_id == b.table_id and a.neg_priority == b.neg_priority
-                                and flowtable.behaviour(a) != flowtable.behaviour(b)
-                                and flowtable.overlap(a.match, b.match)
-                                for i, a in enumerate(entries) for b in entries[i + 1:])
-            self._untied[key] = found
-        return self._feeders if found else None
+            found = self._untied[key] = self._cannot_tie(state, dpid, table)
+        if found:
+            return Alternatives(((SwitchProcessCommand(dpid),), self._feeders))
+        tying = self._tying.get(state[net.slot_table[dpid]])
+        if tying is None:
+            tying = self._tying[state[net.slot_table[dpid]]] = flowtable.may_tie(table)
+        return None if tying else (SwitchProcessCommand(dpid),)
+
+    def _cannot_tie(self, state: Sequence[int], dpid: int, table: Sequence[Any]) -> bool:
+        """Whether neither switch ``dpid``'s table nor the entries the flow-mods in its
+        channel add could tie."""
+        entries = list(table)
+        for msg in self.net.value(state, f"cmdq:{dpid}"):
+            if type(msg) is FlowMod:
+                if msg.command not in ("add", "modify-or-add", "delete", "delete-strict"):
+                    return False  # a modify: not worked out here
+                if msg.command[0] != "d":
+                    entries.append(flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions))
+        return not any(a.table_id == b.table_id and a.neg_priority == b.neg_priority
+                       and flowtable.behaviour(a) != flowtable.behaviour(b)
+                       and flowtable.overlap(a.match, b.match)
+                       for i, a in enumerate(entries) for b in entries[i + 1:])
 
     # ---- where packet-ins may come from (a dormant controller step's enablers) -----------
 
@@ -583,14 +598,19 @@ class Footprints:
                     here |= self._from_hosts(state, dpid, port, universe)
                 sets[(dpid, port)] = here
 
+        emitters: dict[tuple[int, int], set[Hashable]] = {key: set() for key in sets}
+        source: list[Hashable] = [None]
+
         def out(dpid: int, port: int | None, hdr: Header, in_port: int) -> bool:
-            """``hdr`` leaves ``dpid`` by ``port`` (None: flood); whether anything grew."""
+            """``hdr`` leaves ``dpid`` by ``port`` (None: flood), sent by ``source[0]``;
+            whether anything grew."""
             grew = False
             ports = [port] if port is not None else [p for p in topo.ports[dpid] if p != in_port]
             for where in ports:
                 peer = topo.links.get((dpid, where))
                 if peer is None or peer.is_host:
                     continue
+                emitters[(peer.node, peer.port)].add(source[0])
                 target = sets[(peer.node, peer.port)]
                 if hdr not in target:
                     target.add(hdr)
@@ -641,6 +661,7 @@ class Footprints:
                                 hdrs.append((packet.hdr, in_port))
                         actions = msg.actions if kind is PacketOut or self._version != "1.3" else (Output(TABLE),)
                         released.extend((hdr, in_port, actions) for hdr, in_port in hdrs)
+                source[0] = SwitchProcessCommand(dpid)
                 for hdr, in_port, actions in released:
                     done = act(dpid, actions or (), hdr, in_port)
                     if done is None:
@@ -649,6 +670,7 @@ class Footprints:
                     else:
                         changed = done or changed
                 for port in topo.ports[dpid]:
+                    source[0] = SwitchProcessPacket(dpid, port)
                     for hdr in tuple(sets[(dpid, port)]):
                         if entries is None:
                             changed = everywhere(dpid, hdr) or changed
@@ -664,6 +686,7 @@ class Footprints:
                                 changed = done or changed
         found = {key: frozenset(value) for key, value in sets.items()}
         self._arrived = (state, found)
+        self._emitters = {key: tuple(sorted(value, key=repr)) for key, value in emitters.items()}
         return found
 
     def _from_hosts(self, state: Sequence[int], dpid: int, port: int, universe: frozenset[Header]) -> set[Header]:
@@ -713,6 +736,26 @@ class Footprints:
             enabled = tuple(net.enabled(state))
         found.extend(other for other in enabled if type(other) in (SwitchEntryExpires, SwitchChoosesEntry)
                      and other.dpid == dpid)  # type: ignore[attr-defined]
+        return tuple(found)
+
+    def _packet_enablers(self, state: Sequence[int], event: Hashable) -> tuple[Hashable, ...] | None:
+        """For a packet step at a port linked to switch ``n``, dormant (its port empty): the
+        controller's events, and the events of ``n`` that may send a packet out of its end
+        of the link before the controller acts (:meth:`arrivals`), with ``n``'s tie
+        choices; None at a port hosts may be attached to."""
+        dpid, port = event.dpid, event.port  # type: ignore[attr-defined]
+        peer = self.net.topology.links.get((dpid, port))
+        if peer is None or peer.is_host:
+            return None
+        self.arrivals(state)
+        found: list[Hashable] = list(self._feeders)
+        found.extend(self._emitters[(dpid, port)])
+        found.append(Standin("tie", peer.node))
+        now_state, enabled = self._now
+        if now_state is not state:
+            enabled = tuple(self.net.enabled(state))
+        found.extend(other for other in enabled if type(other) is SwitchChoosesEntry
+                     and other.dpid == peer.node)  # type: ignore[attr-defined]
         return tuple(found)
 
     def host_parts(self, host: str) -> tuple[int, int]:

@@ -28,7 +28,9 @@ The contract (:class:`Slotted`):
   transition of ``event`` on every path from ``state`` on which none of the ``feeders``
   (events, enabled or dormant in ``state``) happens (a FIFO's consumer: its queue's items now,
   the producers of the queue as feeders), or None;
-* optionally ``enablers(state, event)``, for a dormant event: the events (enabled or
+* optionally ``enablers(state, event)``, for a dormant event: :class:`Alternatives`, each
+  such a sequence of events (the closure takes the one that brings the fewest enabled events
+  not yet members), or the events (enabled or
   dormant in ``state``) one of which must happen before it can be enabled, or None (its
   guard's writers then);
 * optionally ``disabled_by(state, event)``, for a dormant event: slots such that it (every event
@@ -96,6 +98,13 @@ class Footprint:
     def touched(self) -> frozenset[int]:
         """Every slot the event may touch."""
         return self.reads | self.writes | self.appends | self.pops | self.adds
+
+
+class Alternatives(tuple):  # type: ignore[type-arg]
+    """Several sets of enablers of one dormant event, each sufficient: one event of any of
+    them must happen before the event can be enabled (see :meth:`Slotted.enablers`)."""
+
+    __slots__ = ()
 
 
 def dependent(a: Footprint, b: Footprint) -> bool:
@@ -185,7 +194,10 @@ def stubborn_set(enabled: Sequence[Hashable], dormant: Sequence[Hashable],
                 for table in (readers, writers, appenders, poppers):
                     found.update(table.get(slot, ()))
         elif enablers is not None and enablers[index - count] is not None:  # disabled: its own enablers
-            found.update(enablers[index - count])  # type: ignore[arg-type]
+            named = enablers[index - count]
+            if type(named) is Alternatives:
+                return None  # type: ignore[return-value]  # chosen as the set grows
+            found.update(named)  # type: ignore[arg-type]
         else:  # disabled: every event that may enable it
             for slot in fp.guarded:
                 for table in (writers, appenders, poppers, adders):
@@ -207,7 +219,15 @@ def stubborn_set(enabled: Sequence[Hashable], dormant: Sequence[Hashable],
         while members_enabled < best_count:
             while work and members_enabled < best_count:
                 member = work.pop()
-                for other in around(member):
+                near = around(member)
+                if near is None:  # a dormant member with alternative enablers: the cheapest now
+                    options = enablers[member - count]  # type: ignore[index]
+                    near = min(options, key=lambda option: (
+                        sum(1 for other in option if other < count and other not in members),
+                        sum(1 for other in option if other not in members)))
+                for other in near:
+                    if other == member:
+                        continue
                     if other in members:
                         continue
                     if bounded is not None and bounded[other] is not None:
@@ -295,7 +315,9 @@ class Reducer:
         where = {event: index for index, event in enumerate(events)}
         where.update((event, len(events) + index) for index, event in enumerate(dormant))
         if explicit is not None:
-            enablers = [None if found is None else [where[other] for other in found] for found in named]
+            enablers = [None if found is None
+                        else Alternatives([where[other] for other in option] for option in found)
+                        if type(found) is Alternatives else [where[other] for other in found] for found in named]
         if self._bounded is not None:
             bounded = []
             for event in chain(events, dormant):

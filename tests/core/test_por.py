@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from nice_attendre.checker import dfs
 from nice_attendre.errors import InputError
-from nice_attendre.por import Footprint, Reducer, dependent, refusal, stubborn_set
+from nice_attendre.por import Alternatives, Footprint, Reducer, dependent, refusal, stubborn_set
 from nice_attendre.property import Expectation, Property
 
 # A random system: processes, each a program over its own local slot (pc, register), shared
@@ -392,3 +392,20 @@ def test_reducer_counts_reduced_states() -> None:
     reducer = Reducer(system)
     assert reducer(system.initial_states()[0]) == [(0, 0)]
     assert reducer.reduced_states == 1
+
+
+def test_a_dormant_event_with_alternative_enablers_takes_the_cheapest() -> None:
+    """Dormant d (reading slot 0, written by the seed a) may be enabled only after b, or
+    only after c (either set suffices): from seed a the closure takes the alternative whose
+    events are already members or the fewest enabled ones; with one set of enablers naming
+    b and e, a brings b, and b alone is the smaller set."""
+    a = Footprint(frozenset({0}), frozenset({0}))
+    b = Footprint(frozenset({1}), frozenset({1}))
+    c = Footprint(frozenset({2}), frozenset({2}))
+    d = Footprint(frozenset({0, 3}), frozenset(), guard=frozenset({3}))
+    e = Footprint(frozenset({4}), frozenset({4}))  # dormant, enabled by nothing
+    footprints = [a, b, c, d, e]
+    # c's only enabler is the dormant e: the alternative [e] costs no enabled event
+    assert stubborn_set(["a", "b", "c"], ["d", "e"], footprints,
+                        enablers=[Alternatives(([1], [4])), []]) == [0]
+    assert stubborn_set(["a", "b", "c"], ["d", "e"], footprints, enablers=[[1, 4], []]) == [1]  # a brings b: b alone wins

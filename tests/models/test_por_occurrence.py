@@ -13,8 +13,8 @@ import pytest
 from nice_attendre.models.events import ControllerHandle, SwitchEntryExpires
 from nice_attendre.models.footprints import Standin
 from nice_attendre.models.protocols.ties import SwitchChoosesEntry
-from nice_attendre.por import dependent
-from test_footprints import SCENARIOS, _network, _states
+from nice_attendre.por import Alternatives, dependent
+from test_footprints import SCENARIOS, _family, _network, _states
 
 
 @pytest.mark.parametrize("app, topology, packets, options", SCENARIOS)
@@ -56,15 +56,16 @@ def test_a_flow_mod_adding_an_entry_already_there_only_reads_the_table() -> None
     assert seen > 0
 
 
-def _without(net: Any, start: Any, most: int, left_out: Any = lambda event: False) -> list[Any]:
-    """States reachable from ``start`` by events other than the controller's and those
-    ``left_out`` says (at most ``most``)."""
+def _without(net: Any, start: Any, most: int, left_out: Any = lambda event: False,
+             controller: bool = False) -> list[Any]:
+    """States reachable from ``start`` by events other than those ``left_out`` says and,
+    unless ``controller``, the controller's (at most ``most``)."""
     seen, stack, found = {start}, [start], []
     while stack and len(found) < most:
         state = stack.pop()
         found.append(state)
         for event in net.enabled(state):
-            if type(event).__name__.startswith("Controller") or left_out(event):
+            if (not controller and type(event).__name__.startswith("Controller")) or left_out(event):
                 continue
             after = net.apply(state, event)
             if after not in seen:
@@ -107,3 +108,27 @@ def test_arrivals_cover_every_packet_before_the_controller_acts(app: str, topolo
                 assert dormant not in net.enabled(later), dormant
                 waited += 1
     assert checked > 0 and waited > 0
+
+
+@pytest.mark.parametrize("app, topology, packets, options", SCENARIOS)
+def test_dormant_events_stay_disabled_on_paths_without_their_enablers(app: str, topology: str | None,
+                                                                     packets: int, options: dict[str, Any]) -> None:
+    """A dormant event that names its enablers (each alternative on its own) stays disabled,
+    with every event it stands for, on every path (up to a bound) that leaves them out."""
+    net = _network(app, topology, packets, options)
+    model = net.por_model()
+    waited = 0
+    for index, state in enumerate(_states(net, 300)):
+        if index % 5:
+            continue
+        for dormant in model.dormant(state, net.enabled(state)):
+            named = net.enablers(state, dormant)
+            if named is None:
+                continue
+            options = named if type(named) is Alternatives else (named,)
+            for option in options:
+                enablers = set(option)
+                for later in _without(net, state, 60, lambda event: _named(event, enablers), controller=True):
+                    assert not _family(net, later, dormant), (dormant, option)
+                    waited += 1
+    assert waited > 0
