@@ -225,12 +225,14 @@ def stubborn_set(enabled: Sequence[Hashable], dormant: Sequence[Hashable],
                     near = min(options, key=lambda option: (
                         sum(1 for other in option if other < count and other not in members),
                         sum(1 for other in option if other not in members)))
+                # a dormant member's named enablers are brought whatever their footprints
+                named = member >= count and enablers is not None and enablers[member - count] is not None
                 for other in near:
                     if other == member:
                         continue
                     if other in members:
                         continue
-                    if bounded is not None and bounded[other] is not None:
+                    if bounded is not None and bounded[other] is not None and not named:
                         own = footprints[member] if current is None or member >= count else current[member]
                         if not _pulls(own, bounded[other][0], member < count):  # type: ignore[index]
                             pending.add(other)
