@@ -65,8 +65,8 @@ whole executions are refused for now.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, replace
-from itertools import chain
 from typing import Any, Hashable, Iterable, Protocol, Sequence
 
 from nice_attendre.property import Expectation, Property
@@ -289,58 +289,89 @@ class Reducer:
             return events
         dormant = self._dormant(state, events)
         footprint = self._footprint
-        footprints = [footprint(state, event) for event in events]
+        count = len(events)
+        every = (*events, *dormant)
+        raw = [footprint(state, event) for event in every]
         guard = self._guard
         explicit = self._enablers
-        named = [None] * len(dormant) if explicit is None else [explicit(state, event) for event in dormant]
-        if guard is None:
-            footprints.extend(footprint(state, event) for event in dormant)
-        else:
-            guarded = self._guarded
-            for position, event in enumerate(dormant):
-                found = footprint(state, event)
-                if named[position] is None:
-                    key = (event, guard(state, event))
-                    narrowed = guarded.get(key)
-                    if narrowed is None:
-                        narrowed = guarded[key] = replace(found, guard=key[1] & (found.reads | found.pops))
-                    found = narrowed
-                footprints.append(found)
+        where: dict[Hashable, int] = {}
+
+        def position(event: Hashable) -> int:
+            if not where:
+                where.update((other, index) for index, other in enumerate(every))
+            return where[event]
+
+        # what the closure asks about a dormant event (its enablers, its guard) or about an
+        # event's bounded footprint or occurrence is worked out when it asks (most are not)
+        def enablers_of(index: int) -> Any:
+            found = explicit(state, every[count + index])  # type: ignore[misc]
+            if found is None:
+                return None
+            if type(found) is Alternatives:
+                return Alternatives([position(other) for other in option] for option in found)
+            return [position(other) for other in found]
+
+        enablers = None if explicit is None else _Lazy(len(dormant), enablers_of)
+
+        def footprint_of(index: int) -> Footprint:
+            found = raw[index]
+            if index < count or guard is None or (enablers is not None and enablers[index - count] is not None):
+                return found
+            key = (every[index], guard(state, every[index]))
+            narrowed = self._guarded.get(key)
+            if narrowed is None:
+                narrowed = self._guarded[key] = replace(found, guard=key[1] & (found.reads | found.pops))
+            return narrowed
+
+        footprints = _Lazy(len(every), footprint_of)
         current = None
         occurrence = self._occurrence
         if occurrence is not None:
-            current = []
-            for index, event in enumerate(events):
-                found = occurrence(state, event)
-                current.append(footprints[index] if found is None else found)
-        bounded = enablers = None
-        where = {event: index for index, event in enumerate(events)}
-        where.update((event, len(events) + index) for index, event in enumerate(dormant))
-        if explicit is not None:
-            enablers = [None if found is None
-                        else Alternatives([where[other] for other in option] for option in found)
-                        if type(found) is Alternatives else [where[other] for other in found] for found in named]
+            def occurrence_of(index: int) -> Footprint:
+                found = occurrence(state, events[index])  # type: ignore[misc]
+                return raw[index] if found is None else found
+            current = _Lazy(count, occurrence_of)
+        bounded = None
         if self._bounded is not None:
-            bounded = []
-            for event in chain(events, dormant):
-                found = self._bounded(state, event)
-                if found is None:
-                    bounded.append(None)
-                else:
-                    bounded.append((found[0], [where[feeder] for feeder in found[1]]))
-        tables = None
+            def bounded_of(index: int) -> Any:
+                found = self._bounded(state, every[index])  # type: ignore[misc]
+                return None if found is None else (found[0], [position(feeder) for feeder in found[1]])
+            bounded = _Lazy(len(every), bounded_of)
         if self._tables is not None:
             key = (*events, None, *dormant)
             tables = self._tables.get(key)
             if tables is None:
                 if len(self._tables) >= 4096:
                     self._tables.clear()
-                tables = self._tables[key] = slot_index(footprints)
+                tables = self._tables[key] = slot_index(raw)
+        else:
+            tables = slot_index(raw)
         chosen = stubborn_set(events, dormant, footprints, current, bounded, enablers, tables)
         if len(chosen) == len(events):
             return events
         self.reduced_states += 1
         return [events[index] for index in chosen]
+
+
+class _Lazy(SequenceABC):  # type: ignore[type-arg]
+    """A sequence whose items are computed (once) when first asked for."""
+
+    __slots__ = ("_length", "_compute", "_items")
+    _UNSET = object()
+
+    def __init__(self, length: int, compute: Any) -> None:
+        self._length = length
+        self._compute = compute
+        self._items: list[Any] = [_Lazy._UNSET] * length
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: Any) -> Any:
+        found = self._items[index]
+        if found is _Lazy._UNSET:
+            found = self._items[index] = self._compute(index)
+        return found
 
 
 def refusal(properties: Iterable[Property]) -> str | None:
