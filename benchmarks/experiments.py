@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Callable, Iterable, Sequence
 
@@ -51,6 +51,11 @@ class Cell:
     max_depth: int = 0
     seconds: float = 0.0
     stop_reason: str | None = None
+    #: with ``--por``: the reduced search's outcome (``status``'s values, or ``unsupported``)
+    #: and counts; None without ``--por``
+    reduced_status: str | None = None
+    reduced_transitions: int = 0
+    reduced_states: int = 0
 
     @property
     def counted(self) -> bool:
@@ -58,12 +63,36 @@ class Cell:
         return self.status == "complete"
 
 
-def measure_cell(cap: int, spec: CellSpec, deadline: float | None = None, max_memory: int | None = None) -> Cell:
+def _status(result: Any) -> tuple[str, str | None]:
+    """A verification's cell status and the limit of the whole run that cut it."""
+    if result.complete:
+        return "complete", None
+    if result.stop_reason == "interrupted":
+        raise KeyboardInterrupt
+    if result.stop_reason == "violation":
+        return "violation", None
+    if result.stop_reason in ("max-seconds", "max-memory", "out-of-memory"):
+        return ("over-cap" if result.stats.transitions else "skipped"), result.stop_reason
+    return "over-cap", None
+
+
+def por_supported(protocol: str) -> bool:
+    """Whether ``--por`` reduces ``protocol`` (its footprints are declared)."""
+    from nice_attendre.models.footprints import SUPPORTED_PROTOCOLS
+    from nice_attendre.models.protocols import resolve
+
+    return resolve(protocol).name in SUPPORTED_PROTOCOLS
+
+
+def measure_cell(cap: int, spec: CellSpec, deadline: float | None = None, max_memory: int | None = None,
+                 por: bool = False) -> Cell:
     """Verify one cell with no property, stopping at ``cap`` transitions (KeyboardInterrupt
     if a signal interrupted it). ``deadline`` (a ``time.time()``) and ``max_memory`` (bytes,
     this process) are the limits of the whole run: a cell they cut is ``over-cap`` with its
     ``stop_reason``, one that could not start before the deadline (or was cut before its
-    first transition) is ``skipped``."""
+    first transition) is ``skipped``. With ``por`` the cell is also verified with
+    partial-order reduction, within the same cap (``reduced_*``; ``unsupported`` for a
+    protocol it does not reduce)."""
     from nice_attendre.frontend.api import verify
 
     limits: dict[str, Any] = {}
@@ -78,35 +107,38 @@ def measure_cell(cap: int, spec: CellSpec, deadline: float | None = None, max_me
     result = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[], **limits, **spec.options)
     seconds = time.perf_counter() - started
     stats = result.stats
-    stop_reason = None
-    if result.complete:
-        status = "complete"
-    elif result.stop_reason == "interrupted":
-        raise KeyboardInterrupt
-    elif result.stop_reason == "violation":
-        status = "violation"
-    elif result.stop_reason in ("max-seconds", "max-memory", "out-of-memory"):
-        status, stop_reason = ("over-cap" if stats.transitions else "skipped"), result.stop_reason
-    else:
-        status = "over-cap"
-    return Cell(spec, status, stats.transitions, stats.unique_states, stats.revisits, stats.max_depth, seconds,
+    status, stop_reason = _status(result)
+    cell = Cell(spec, status, stats.transitions, stats.unique_states, stats.revisits, stats.max_depth, seconds,
                 stop_reason)
+    if not por:
+        return cell
+    if not por_supported(spec.protocol):
+        return replace(cell, reduced_status="unsupported")
+    if deadline is not None:
+        left = deadline - time.time()
+        if left <= 0:
+            return replace(cell, reduced_status="skipped")
+        limits["max_seconds"] = left
+    reduced = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[], por=True, **limits,
+                     **spec.options)
+    return replace(cell, reduced_status=_status(reduced)[0], reduced_transitions=reduced.stats.transitions,
+                   reduced_states=reduced.stats.unique_states)
 
 
 def run_grid(specs: Sequence[CellSpec], cap: int = DEFAULT_CAP,
              on_cell: Callable[[Cell], None] | None = None, jobs: int = 1,
-             deadline: float | None = None, max_memory: int | None = None) -> list[Cell]:
+             deadline: float | None = None, max_memory: int | None = None, por: bool = False) -> list[Cell]:
     """Verify every cell in the given order, skipping those that dominate an over-cap cell.
 
     A cell is skipped when an earlier cell of the same experiment and protocol reached the cap
     and every parameter of this cell is at least that cell's, so give smaller cells first.
     With ``jobs > 1`` the cells run in that many processes; the cells (counts, statuses,
     order) and the calls of ``on_cell`` (in order) are those of ``jobs == 1``.
-    ``deadline`` and ``max_memory``: see :func:`measure_cell`.
+    ``deadline``, ``max_memory`` and ``por``: see :func:`measure_cell`.
     """
     from nice_attendre.frontend.cellpool import run_in_order
 
-    work = partial(measure_cell, cap, deadline=deadline, max_memory=max_memory)
+    work = partial(measure_cell, cap, deadline=deadline, max_memory=max_memory, por=por)
     cells: list[Cell] = []
     for spec, cell in run_in_order(specs, work, lambda c: c.status == "over-cap", jobs):
         cell = cell if cell is not None else Cell(spec, "skipped")
@@ -133,17 +165,22 @@ def cells_csv(cells: Sequence[Cell]) -> str:
                 names.append(name)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    por = any(cell.reduced_status is not None for cell in cells)
     writer.writerow(["experiment", "protocol", *names, "transitions", "unique_states", "revisits",
-                     "max_depth", "seconds", "status"])
+                     "max_depth", "seconds", "status"]
+                    + (["por_transitions", "por_unique_states", "por_status"] if por else []))
     for cell in cells:
         params = dict(cell.spec.params)
+        counted = cell.reduced_status not in (None, "skipped", "unsupported")
         writer.writerow([cell.spec.experiment, cell.spec.protocol, *(params.get(n, "") for n in names),
                          cell.transitions if cell.status != "skipped" else "",
                          cell.unique_states if cell.status != "skipped" else "",
                          cell.revisits if cell.status != "skipped" else "",
                          cell.max_depth if cell.status != "skipped" else "",
                          f"{cell.seconds:.3f}",
-                         cell.status if cell.stop_reason is None else f"{cell.status} ({cell.stop_reason})"])
+                         cell.status if cell.stop_reason is None else f"{cell.status} ({cell.stop_reason})"]
+                        + ([cell.reduced_transitions if counted else "", cell.reduced_states if counted else "",
+                            cell.reduced_status or "skipped"] if por else []))
     return out.getvalue()
 
 
@@ -196,14 +233,39 @@ def _by_row(cells: Sequence[Cell], row_params: Sequence[str]) -> dict[tuple[Any,
 
 def grid_table(cells: Sequence[Cell], row_params: Sequence[str], protocols: Sequence[str],
                ratios: Sequence[tuple[str, str]] = (("openflow", "attendre"),)) -> str:
-    """A text table: one row per parameter combination, transitions per protocol and ratios."""
+    """A text table: one row per parameter combination, transitions per protocol and ratios;
+    for the protocols reduced with ``--por``, the unreduced unique states and the reduced
+    search's transitions and unique states beside them."""
     ratios = [(a, b) for a, b in ratios if a in protocols and b in protocols]
+    reduced = [p for p in protocols if any(c.spec.protocol == p and c.reduced_status not in (None, "unsupported")
+                                           for c in cells)]
     header = [*row_params, *protocols, *(f"{a}/{b}" for a, b in ratios)]
+    for p in reduced:
+        header += [f"{p} states", f"{p} por", f"{p} por states"]
     rows = []
     for key, group in sorted(_by_row(cells, row_params).items()):
-        rows.append([*(str(v) for v in key), *(format_count(group.get(p)) for p in protocols),
-                     *(format_ratio(group.get(a), group.get(b)) for a, b in ratios)])
+        row = [*(str(v) for v in key), *(format_count(group.get(p)) for p in protocols),
+               *(format_ratio(group.get(a), group.get(b)) for a, b in ratios)]
+        for p in reduced:
+            row += _reduced_counts(group.get(p))
+        rows.append(row)
     return "\n".join(table_lines(header, rows))
+
+
+def _reduced_counts(cell: Cell | None) -> list[str]:
+    """A cell's unreduced unique states, reduced transitions and reduced unique states (``>``
+    when the cap stopped it: lower bounds; ``violation``; ``-`` not run)."""
+    if cell is None or cell.status == "skipped":
+        states = "-"
+    else:
+        states = f"{'>' if cell.status == 'over-cap' else ''}{cell.unique_states:,}"
+    status = None if cell is None else cell.reduced_status
+    if status in (None, "skipped", "unsupported"):
+        return [states, "-", "-"]
+    if status == "violation":
+        return [states, "violation", "violation"]
+    mark = ">" if status == "over-cap" else ""
+    return [states, f"{mark}{cell.reduced_transitions:,}", f"{mark}{cell.reduced_states:,}"]  # type: ignore[union-attr]
 
 
 def mac_learning_specs(switches: Iterable[int] = (1, 2), packets: Iterable[int] = range(1, 5),
@@ -251,13 +313,17 @@ def paper_table(cells: Sequence[Cell], row_params: Sequence[str], paper: dict[tu
     """Our transitions under each protocol beside the paper's (attendre, openflow), with both ratios."""
     header = [*row_params, "openflow", "openflow-b", "attendre", "of/att", "paper openflow", "paper attendre",
               "paper of/att"]
+    reduced = any(c.spec.protocol == "openflow" and c.reduced_status not in (None, "unsupported") for c in cells)
+    if reduced:
+        header += ["openflow states", "openflow por", "openflow por states"]
     rows = []
     for key, group in sorted(_by_row(cells, row_params).items()):
         paper_row = paper.get(key)
         rows.append([*(str(v) for v in key), format_count(group.get("openflow")), format_count(group.get("openflow-b")),
                      format_count(group.get("attendre")), format_ratio(group.get("openflow"), group.get("attendre")),
                      _short(paper_row[1]) if paper_row else "-", _short(paper_row[0]) if paper_row else "-",
-                     f"{paper_row[1] / paper_row[0]:.2f}x" if paper_row else "-"])
+                     f"{paper_row[1] / paper_row[0]:.2f}x" if paper_row else "-"]
+                    + (_reduced_counts(group.get("openflow")) if reduced else []))
     return "\n".join([title, *table_lines(header, rows)])
 
 

@@ -76,6 +76,9 @@ def _ratio_text(base: Any, row: Any) -> str:
                    "(openflow,pif:action=drop,buffer:capacity=1); ratios are to the first.")
 @click.option("--load", is_flag=True,
               help="Also measure control-plane messages per complete execution (a second exploration).")
+@click.option("--por", is_flag=True,
+              help="Also verify each protocol with partial-order reduction: its counts in columns of their "
+                   "own beside the unreduced ones (the paper's metric). Protocol openflow only yet.")
 @click.pass_context
 def compare(ctx: click.Context, app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
             scenario_file: str | None, sender: str | None,
@@ -84,7 +87,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
             max_seconds: float | None, max_memory: int | None, max_handler_seconds: float,
             faults: tuple[str, ...], threaded_controller: bool | str, command_order: str, joins_first: bool,
             keep_going: bool, fingerprint: bool, workers: int, engine: str, address: str | None, partition: str,
-            json_path: Path | None, protocols: str, load: bool) -> None:
+            json_path: Path | None, protocols: str, load: bool, por: bool = False) -> None:
     """Verify APP under several protocols and compare the state spaces side by side.
 
     The limits apply to each protocol's verification (--max-seconds: each one's). The exit
@@ -97,7 +100,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
     names = _protocol_list(protocols)
     _check_output(json_path, "--json")
     traffic = _traffic(packets, flows, scenario_file)
-    rows = run_compare(app, names, load=load, topology=topology, **traffic, sender=sender,
+    rows = run_compare(app, names, load=load, por=por, topology=topology, **traffic, sender=sender,
                        receiver=receiver, properties=list(properties) or None,
                        app_options=_app_options(app_options, bug), max_transitions=max_transitions,
                        max_states=max_states, max_depth=max_depth, max_seconds=max_seconds,
@@ -124,9 +127,13 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
         partitioned = partitioned_search(workers, engine, rows[0].result.partition if rows else None)
         if partitioned is not None:
             click.echo(f"  search       {partitioned}")
+        if por:
+            click.echo("  reduction    partial-order (por columns; the others: the unreduced search)")
         click.echo("")
         header = ["protocol", "transitions", "unique states", "revisits", "max depth", "time (s)",
                   f"{rows[0].protocol}/this", "search", "violations"]
+        if por:
+            header[3:3] = ["por transitions", "por states"]
         if load:
             header += [name.replace("_", "-") for name in LOAD_COUNTERS]
         table = []
@@ -136,6 +143,8 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
                     str(stats.max_depth), f"{stats.elapsed:.2f}", _ratio_text(base, row),
                     "complete" if row.result.complete else f"INCOMPLETE ({row.result.stop_reason})",
                     ", ".join(dict.fromkeys(d.property for d in row.result.discoveries)) or "none"]
+            if por:
+                line[3:3] = _reduced_cells(row.reduced)
             if load:
                 line += [("{}..{}".format(*row.load[name]) if name in row.load else "-") + ("" if row.load_complete else "*")
                          for name in LOAD_COUNTERS]
@@ -169,6 +178,7 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
                         {**json_report(row.result, {"protocol": row.protocol,
                                                     **_json_params(row.result.system)}, None),
                          "ratio_to_first": ratio(base.transitions, row.transitions),
+                         **({"reduced": _reduced_json(row.reduced)} if por else {}),
                          "load": {name: {"min": lo, "max": hi} for name, (lo, hi) in row.load.items()}}
                         for row in rows]}
             _write(json_path, json.dumps(data, indent=2) + "\n", "--json")
@@ -180,6 +190,25 @@ def compare(ctx: click.Context, app: str, topology: str | None, packets: int | N
         return f"FAILED: {failed}" if failed else f"{verdict.upper()}: no violation found"
 
     finish(verdict, signum, summary, (write_table, write_json), ctx)
+
+
+def _reduced_cells(result: Any) -> list[str]:
+    """A compare row's por columns: the reduced search's transitions and unique states (a
+    cut search's marked ``>``, as lower bounds; ``-`` when it did not run)."""
+    if result is None:
+        return ["-", "-"]
+    mark = "" if result.complete else ">"
+    return [f"{mark}{result.stats.transitions:,}", f"{mark}{result.stats.unique_states:,}"]
+
+
+def _reduced_json(result: Any) -> dict[str, Any] | None:
+    """The reduced search's counts for compare's JSON report (None when it did not run)."""
+    if result is None:
+        return None
+    stats = result.stats
+    return {"reduction": "partial-order", "transitions": stats.transitions, "unique_states": stats.unique_states,
+            "revisits": stats.revisits, "max_depth": stats.max_depth, "complete": result.complete,
+            "violations": list(dict.fromkeys(d.property for d in result.discoveries))}
 
 
 def _overall_verdict(rows: list[Any], planned: int) -> str:
@@ -289,8 +318,27 @@ class BenchLimits:
         return f"limits: {', '.join(parts)}" if parts else None
 
 
+def por_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--por of the bench commands."""
+    return click.option("--por", is_flag=True,
+                        help="Also verify each cell with partial-order reduction (within the same cap): the "
+                             "unreduced unique states and the reduced transitions and unique states beside the "
+                             "unreduced transitions (the paper's metric). Protocol openflow only yet.")(func)
+
+
+def _por_lines(protocols: list[str]) -> list[str]:
+    """The report's lines on the reduction (``bench --por``)."""
+    from nice_attendre.benchmarks.experiments import por_supported
+
+    lines = ["reduction    partial-order (por columns; transitions: the unreduced search, the paper's metric)"]
+    left = [name for name in protocols if not por_supported(name)]
+    if left:
+        lines.append(f"             not reduced: {', '.join(left)} (--por does not support them yet)")
+    return lines
+
+
 def _run_grids(grids: list[Any], cap: int, quiet: bool, jobs: int = 1,
-               limits: BenchLimits = BenchLimits()) -> list[list[Any]]:
+               limits: BenchLimits = BenchLimits(), por: bool = False) -> list[list[Any]]:
     """Run each grid of specs (``jobs`` cells at a time, within ``limits``); Ctrl-C ends the
     command with exit code 130."""
     from nice_attendre.benchmarks.experiments import run_grid
@@ -298,7 +346,8 @@ def _run_grids(grids: list[Any], cap: int, quiet: bool, jobs: int = 1,
     extra = ({"deadline": limits.deadline} if limits.deadline is not None else {}) | \
             ({"max_memory": limits.max_memory} if limits.max_memory is not None else {})
     try:
-        return [run_grid(specs, cap, None if quiet else _print_cell, jobs, **extra) for specs in grids]
+        return [run_grid(specs, cap, None if quiet else _print_cell, jobs, **extra, **({"por": True} if por else {}))
+                for specs in grids]
     except KeyboardInterrupt as exc:
         signum = getattr(exc, "signum", None)
         click.echo(f"interrupted ({signal_name(signum)})", err=True)
@@ -334,8 +383,10 @@ def _end_bench(cells: list[Any], limits: BenchLimits) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="Do not print each cell as it finishes.")
 @jobs_option
 @limit_options
+@por_option
 def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_path: Path | None,
-                     quiet: bool, jobs: int, max_seconds: float | None = None, max_memory: int | None = None) -> None:
+                     quiet: bool, jobs: int, max_seconds: float | None = None, max_memory: int | None = None,
+                     por: bool = False) -> None:
     """Fig. 8: route-flow on linear topologies, 1-8 switches x 1-5 packets, per protocol."""
     from nice_attendre.benchmarks.experiments import cells_csv, grid_table, route_flow_specs
 
@@ -347,8 +398,11 @@ def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_
                              names)
     _check_output(csv_path, "--csv")
     limits = BenchLimits.start(max_seconds, max_memory)
-    [cells] = _run_grids([specs], cap, quiet, jobs, limits)
+    [cells] = _run_grids([specs], cap, quiet, jobs, limits, por)
     click.echo(f"Fig. 8 - route-flow, transitions per protocol (cap {cap:,} per cell)")
+    if por:
+        for line in _por_lines(names):
+            click.echo(line)
     click.echo(grid_table(cells, ["switches", "packets"], names,
                           [("openflow", "attendre"), ("openflow", "openflow-b"), ("openflow-b", "attendre")]))
     if csv_path is not None:
@@ -367,8 +421,9 @@ def bench_route_flow(switches: str, packets: str, protocols: str, cap: int, csv_
 @click.option("--quiet", "-q", is_flag=True, help="Do not print each cell as it finishes.")
 @jobs_option
 @limit_options
+@por_option
 def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: bool, jobs: int,
-                max_seconds: float | None = None, max_memory: int | None = None) -> None:
+                max_seconds: float | None = None, max_memory: int | None = None, por: bool = False) -> None:
     """Regenerate the paper's verification results: Fig. 8, Table II and Table III."""
     from nice_attendre.benchmarks.experiments import (PAPER_TABLE_II, PAPER_TABLE_III, PROTOCOLS, cells_csv,
                                            energy_te_specs, fig8_claims, grid_table, mac_learning_specs,
@@ -378,8 +433,11 @@ def bench_paper(cap: int, csv_path: Path | None, plot_path: Path | None, quiet: 
     _check_plot(plot_path)
     limits = BenchLimits.start(max_seconds, max_memory)
     route, mac, energy = _run_grids([route_flow_specs(), mac_learning_specs(), energy_te_specs()], cap, quiet, jobs,
-                                    limits)
+                                    limits, por)
     click.echo(f"Fig. 8 - route-flow, transitions per protocol (cap {cap:,} per cell)")
+    if por:
+        for line in _por_lines(list(PROTOCOLS)):
+            click.echo(line)
     click.echo(grid_table(route, ["switches", "packets"], list(PROTOCOLS),
                           [("openflow", "attendre"), ("openflow", "openflow-b"), ("openflow-b", "attendre")]))
     click.echo("")

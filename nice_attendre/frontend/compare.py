@@ -24,18 +24,23 @@ class Row:
     load: dict[str, tuple[int, int]] = field(default_factory=dict)
     load_complete: bool = True
     interrupted: bool = False
+    #: with ``por``: the same verification reduced by partial-order reduction
+    reduced: Result | None = None
 
     @property
     def transitions(self) -> int:
         return self.result.stats.transitions
 
 
-def compare(app: Any, protocols: Sequence[str], *, load: bool = False, **options: Any) -> list[Row]:
+def compare(app: Any, protocols: Sequence[str], *, load: bool = False, por: bool = False,
+            **options: Any) -> list[Row]:
     """Verify ``app`` under each of ``protocols`` (names, maybe with parameters:
     ``"pif:action=drop"``) with the same scenario ``options``
     (the keywords of :func:`nice_attendre.frontend.api.verify`). With ``load``, each protocol is
     explored a second time with control-plane counters in the state (see :data:`LOAD_NOTE`);
-    the counts of the first exploration are unaffected.
+    the counts of the first exploration are unaffected. With ``por``, each protocol is also
+    verified with partial-order reduction (``Row.reduced``), first: what it does not support
+    is refused (:class:`InputError`) before anything is explored.
 
     Ctrl-C (or SIGTERM/SIGHUP on the command line) during a verification ends the
     comparison: that protocol's row, with its partial result, is the last one returned and
@@ -48,9 +53,19 @@ def compare(app: Any, protocols: Sequence[str], *, load: bool = False, **options
         raise InputError("compare needs at least one protocol")
     for name in protocols:
         resolve(name)  # unknown names and bad parameters fail before any run
+    if por:
+        from nice_attendre.models.footprints import SUPPORTED_PROTOCOLS
+
+        for name in protocols:
+            if resolve(name).name not in SUPPORTED_PROTOCOLS:
+                raise InputError(f"--por does not support protocol {name} yet "
+                                 f"(supported: {', '.join(SUPPORTED_PROTOCOLS)}; use --protocols)")
     rows: list[Row] = []
     for name in protocols:
+        reduced = None
         try:
+            if por:
+                reduced = verify(app, protocol=name, por=True, **options)
             result = verify(app, protocol=name, **options)
         except Interrupted as stop:
             if stop.result is None and not rows:
@@ -58,7 +73,7 @@ def compare(app: Any, protocols: Sequence[str], *, load: bool = False, **options
             partial = stop.result if stop.result is not None else not_started("interrupted", stop.signum, 0.0)
             if partial.system is None and rows:
                 partial = dataclasses.replace(partial, system=rows[0].result.system)
-            rows.append(Row(name, partial, {}, not load, interrupted=True))
+            rows.append(Row(name, partial, {}, not load, interrupted=True, reduced=reduced))
             break
         measured: dict[str, tuple[int, int]] = {}
         complete = True
@@ -68,11 +83,11 @@ def compare(app: Any, protocols: Sequence[str], *, load: bool = False, **options
             except Interrupted as stop:
                 if stop.result is not None:
                     measured, complete = dict(stop.result.metrics), False
-                rows.append(Row(name, result, measured, False, interrupted=True))
+                rows.append(Row(name, result, measured, False, interrupted=True, reduced=reduced))
                 break
             measured = dict(counted.metrics)
             complete = counted.complete
-        rows.append(Row(name, result, measured, complete))
+        rows.append(Row(name, result, measured, complete, reduced=reduced))
     return rows
 
 

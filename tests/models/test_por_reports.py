@@ -1,0 +1,81 @@
+"""``compare --por`` and ``bench ... --por``: the unreduced counts stay (the paper's metric),
+the reduced search's transitions and unique states come in columns of their own, the header
+says ``reduction partial-order``; a protocol --por does not reduce is refused by compare
+with one line (exit 2) and left unreduced (and said so) by bench."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from nice_attendre.benchmarks.experiments import CellSpec, cells_csv, grid_table, measure_cell
+from nice_attendre.frontend.cli import main
+
+PLAIN = ["-p", "no-forwarding-loops", "-p", "no-black-holes", "-p", "no-forgotten-packets"]
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def _row(output: str, first: str) -> dict[str, str]:
+    lines = output.splitlines()
+    header = next(line for line in lines if line.startswith("protocol") or line.startswith("switches"))
+    names = [name for name in header.split("  ") if name.strip()]
+    row = next(line for line in lines if line.split() and line.split()[0] == first and line is not header)
+    return dict(zip((n.strip() for n in names), (v for v in row.split("  ") if v.strip())))
+
+
+def test_compare_adds_reduced_columns_beside_the_unreduced_counts(tmp_path: Path) -> None:
+    out = tmp_path / "compare.json"
+    done = run("compare", "route-flow", "-t", "linear:3", "-n", "2", *PLAIN, "--protocols", "openflow", "--por",
+               "--json", str(out))
+    assert done.exit_code == 0, done.output
+    assert "reduction    partial-order" in done.output
+    row = _row(done.output, "openflow")
+    assert row["transitions"].strip() == "13,107" and row["unique states"].strip() == "4,934"
+    assert row["por transitions"].strip() == "1,775" and row["por states"].strip() == "1,312"
+    data = json.loads(out.read_text())
+    [protocol] = data["protocols"]
+    assert protocol["transitions"] == 13107 and protocol["unique_states"] == 4934  # the paper's metric
+    assert protocol["reduced"]["transitions"] == 1775 and protocol["reduced"]["unique_states"] == 1312
+    assert protocol["reduced"]["complete"] is True and protocol["reduced"]["reduction"] == "partial-order"
+    plain = run("compare", "route-flow", "-t", "linear:3", "-n", "2", *PLAIN, "--protocols", "openflow")
+    assert "por" not in plain.output and "reduction" not in plain.output
+
+
+def test_compare_refuses_a_protocol_it_does_not_reduce_before_exploring() -> None:
+    done = run("compare", "route-flow", "-t", "linear:2", "--por")
+    assert done.exit_code == 2
+    assert done.output.strip().splitlines() == [
+        "Error: --por does not support protocol openflow-b yet (supported: openflow; use --protocols)"]
+
+
+def test_bench_adds_reduced_columns_and_names_what_it_does_not_reduce(tmp_path: Path) -> None:
+    path = tmp_path / "cells.csv"
+    done = run("bench", "route-flow", "--switches", "3", "--packets", "2", "--por", "-q", "--csv", str(path))
+    assert done.exit_code == 0, done.output
+    assert "reduction    partial-order" in done.output
+    assert "not reduced: openflow-b, attendre" in done.output
+    lines = done.output.splitlines()
+    header = next(line for line in lines if line.startswith("switches"))
+    assert "openflow por" in header and "openflow por states" in header and "attendre por" not in header
+    row = next(line for line in lines if line.split()[:2] == ["3", "2"])
+    assert row.split()[2] == "13,107" and row.split()[-3:] == ["4,934", "1,775", "1,312"]
+    cells = {r["protocol"]: r for r in csv.DictReader(io.StringIO(path.read_text()))}
+    assert cells["openflow"]["por_transitions"] == "1775" and cells["openflow"]["por_status"] == "complete"
+    assert cells["attendre"]["por_status"] == "unsupported" and cells["attendre"]["por_transitions"] == ""
+
+
+def test_a_reduced_cell_over_the_cap_is_a_lower_bound() -> None:
+    spec = CellSpec("route-flow", (("switches", 3), ("packets", 2)), "openflow", "route-flow",
+                    {"topology": "linear:3", "packets": 2})
+    cell = measure_cell(1000, spec, por=True)
+    assert cell.status == "over-cap" and cell.reduced_status == "over-cap"
+    text = grid_table([cell], ["switches", "packets"], ["openflow"], ())
+    assert text.splitlines()[-1].split()[-2:] == [f">{cell.reduced_transitions:,}", f">{cell.reduced_states:,}"]
+    plain = measure_cell(1000, spec)
+    assert plain.reduced_status is None and "por" not in cells_csv([plain])
