@@ -43,7 +43,7 @@ _CHECK_EVERY = 1024  # transitions between clock reads (a power of two)
 def bfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (), *,
         limits: Limits = Limits(), keep_going: bool = False, fingerprint: bool = False,
         metrics: Iterable[Metric] = (), progress: ProgressCallback | None = None,
-        progress_interval: float = 0.5, watchdog: Watchdog | None = None) -> Result:
+        progress_interval: float = 0.5, watchdog: Watchdog | None = None, por: bool = False) -> Result:
     """Explore every state reachable in ``system`` breadth-first; check ``properties``.
 
     The contract is :func:`nice_attendre.checker.dfs`'s (limits, ``keep_going``, metrics,
@@ -51,20 +51,34 @@ def bfs(system: System[Hashable, Hashable], properties: Iterable[Property] = (),
     shortest paths and ``max_depth`` is the deepest level (see the module docstring). With
     ``fingerprint`` the parent pointers are keyed by 64-bit fingerprints (a plain dict: less
     memory than states, more than the depth-first search's compact table).
+
+    With ``por`` each state's events are those of a stubborn set (:mod:`nice_attendre.por`),
+    with the breadth-first proviso: a state with a reduced successor already found at a
+    depth not greater than its own (the edge that closes any cycle of the reduced graph) is
+    expanded fully. What a reduced search cannot check raises
+    :class:`~nice_attendre.errors.InputError`.
     """
+    properties = tuple(properties)
+    if por:
+        from nice_attendre.errors import InputError
+        from nice_attendre.por import refusal, unsupported
+
+        problem = unsupported(system) or refusal(properties)
+        if problem is not None:
+            raise InputError(problem)
     if watchdog is None:
         guard = getattr(system, "guard", None)
         with Watchdog(guard=guard if isinstance(guard, CallGuard) else None, max_seconds=limits.max_seconds,
                       max_memory=limits.max_memory) as own:
             return _bfs(system, tuple(properties), limits, keep_going, fingerprint, tuple(metrics), progress,
-                        progress_interval, own)
+                        progress_interval, own, por)
     return _bfs(system, tuple(properties), limits, keep_going, fingerprint, tuple(metrics), progress,
-                progress_interval, watchdog)
+                progress_interval, watchdog, por)
 
 
 def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits: Limits, keep_going: bool,
          fingerprint: bool, metric_list: tuple[Metric, ...], progress: ProgressCallback | None,
-         progress_interval: float, watchdog: Watchdog) -> Result:
+         progress_interval: float, watchdog: Watchdog, por: bool = False) -> Result:
     always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
     at_end = tuple(p for p in props if p.expectation is Expectation.AT_QUIESCENCE)
     on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
@@ -85,6 +99,13 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
     max_states = limits.max_states
     depth_limit = limits.max_depth
     enabled = system.enabled
+    full_enabled = enabled
+    #: with ``por``: each found state's depth (for the proviso)
+    depth_of: dict[Any, int] = {}
+    if por:
+        from nice_attendre.por import Reducer
+
+        enabled = Reducer(system)  # type: ignore[arg-type]
     apply = system.apply
     if fingerprint:
         fingerprint_of, step = fingerprint_functions(system)
@@ -137,6 +158,8 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
                 continue
             parents[key] = None
             initial_of[key] = initial
+            if por:
+                depth_of[key] = 0
             node = store(initial, key) if track else -1
             bad, events = check_state(initial, key)
             if bad and not keep_going:
@@ -184,8 +207,17 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
                     revisits += 1
                     if track:
                         graph.add_edge(node, node_of[new_key])
+                    if por and depth_of[new_key] <= depth:
+                        # the proviso: a successor no deeper than this state may close a
+                        # cycle of the reduced graph: every event of this state is explored
+                        every = full_enabled(state)
+                        if len(every) > len(events):
+                            chosen = set(events)
+                            events = [*events, *(other for other in every if other not in chosen)]
                 else:
                     parents[new_key] = (key, event)
+                    if por:
+                        depth_of[new_key] = depth + 1
                     if track:
                         new_node = store(new, new_key)
                         graph.add_edge(node, new_node)

@@ -307,9 +307,9 @@ POR_UNCHECKED_WHY = "--por does not check properties of whole executions yet"
 
 def check_por(workers: int, engine: str, shortest: bool, checkpoint: Any, resume: Any) -> None:
     """Refuse what partial-order reduction does not support yet (:class:`InputError`)."""
-    if shortest or workers > 1 or engine != "processes":
-        raise InputError("--por: only the one-process depth-first search is reduced yet "
-                         "(not with --shortest, --workers or --engine ray)")
+    if workers > 1 or engine != "processes":
+        raise InputError("--por: only the one-process searches are reduced yet "
+                         "(depth-first, or breadth-first with --shortest; not with --workers or --engine ray)")
     if checkpoint is not None or resume is not None:
         raise InputError("--por: checkpoints of a reduced search are not supported yet (drop --checkpoint/--resume)")
 
@@ -317,7 +317,8 @@ def check_por(workers: int, engine: str, shortest: bool, checkpoint: Any, resume
 def _reduced(run: Run, *, limits: Limits, keep_going: bool, fingerprint: bool, watchdog: Watchdog | None,
              progress: ProgressCallback | None, checkpoint: Any, resume: Any, workers: int, engine: str,
              shortest: bool) -> Result:
-    """:func:`search` with ``por``: the depth-first search over stubborn sets."""
+    """:func:`search` with ``por``: the depth-first (or, ``shortest``, breadth-first) search
+    over stubborn sets."""
     from nice_attendre.por import unsupported
     from nice_attendre.property import EXECUTION_EXPECTATIONS
 
@@ -330,8 +331,14 @@ def _reduced(run: Run, *, limits: Limits, keep_going: bool, fingerprint: bool, w
     if not run.named:  # the defaults: leave termination out, and say so
         unchecked = tuple((p.name, POR_UNCHECKED_WHY) for p in properties if p.expectation in EXECUTION_EXPECTATIONS)
         properties = tuple(p for p in properties if p.expectation not in EXECUTION_EXPECTATIONS)
-    result = dfs(run.network, properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
-                 metrics=run.metrics, progress=progress, watchdog=watchdog, por=True)
+    if shortest:
+        from nice_attendre.breadth_first import bfs
+
+        result = bfs(run.network, properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
+                     metrics=run.metrics, progress=progress, watchdog=watchdog, por=True)
+    else:
+        result = dfs(run.network, properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
+                     metrics=run.metrics, progress=progress, watchdog=watchdog, por=True)
     return dataclasses.replace(result, system=run.network, sources=run.sources, unchecked=unchecked,
                                reduction="partial-order")
 

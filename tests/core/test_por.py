@@ -409,3 +409,36 @@ def test_a_dormant_event_with_alternative_enablers_takes_the_cheapest() -> None:
     assert stubborn_set(["a", "b", "c"], ["d", "e"], footprints,
                         enablers=[Alternatives(([1], [4])), []]) == [0]
     assert stubborn_set(["a", "b", "c"], ["d", "e"], footprints, enablers=[[1, 4], []]) == [1]  # a brings b: b alone wins
+
+
+@_EXAMPLES
+@given(systems(), st.booleans())
+def test_breadth_first_reduced_search_reaches_the_quiescent_states_and_violations(system: RandomSystem,
+                                                                                   keep_going: bool) -> None:
+    """bfs(por=True) on random systems (with cycles): exactly the quiescent states of the full
+    search, and a violation of the stable property whenever one is reachable."""
+    from nice_attendre.breadth_first import bfs
+
+    reachable, quiet = _graph(system)
+    assume(len(reachable) <= 1500)
+    found: set[Any] = set()
+    collect = Property.at_quiescence("collect", lambda state: found.add(state) is None)
+    result = bfs(system, [collect], por=True)
+    assert result.complete and found == quiet
+    flag = system.flag
+    never = Property("no-alarm", Expectation.ALWAYS, lambda state: state[flag] == 0, stable=True)
+    outcome = bfs(system, [never], por=True, keep_going=keep_going)
+    assert bool(outcome.discoveries) == any(state[flag] for state in reachable)
+
+
+def test_breadth_first_proviso_finds_the_violation_a_cycle_would_ignore() -> None:
+    """The looping process of the stack-proviso test, breadth-first: without the proviso the
+    reduced search closes the loop and never raises the alarm."""
+    from nice_attendre.breadth_first import bfs
+
+    looper = (("load", 0, 0), ("jump", 0, 0))
+    alarm = (("alarm", 0, 0),)
+    system = RandomSystem((looper, alarm), 1, 0)
+    never = Property("no-alarm", Expectation.ALWAYS, lambda state: state[system.flag] == 0, stable=True)
+    assert bfs(system, [never], por=True).discoveries
+    assert bfs(system, [never], por=True, fingerprint=True).discoveries

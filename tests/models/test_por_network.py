@@ -85,8 +85,7 @@ def test_verify_reports_the_reduction_and_leaves_the_default_termination_out() -
     ({"command_order": "any"}, "command order any"),
     ({"threaded_controller": "per-switch"}, "threaded controller"),
     ({"faults": {"loss": 1}}, "faults"),
-    ({"shortest": True}, "depth-first"),
-    ({"workers": 2}, "depth-first"),
+    ({"workers": 2}, "--workers"),
     ({"joins_first": True}, "joins-first"),  # hosts wait for empty control channels: undeclared enabling
     ({"simulate": True}, "random walks"),
 ])
@@ -121,3 +120,32 @@ def test_a_dormant_controller_step_waits_for_a_packet_that_may_miss() -> None:
     assert reduced_quiet == full_quiet
     assert full.stats.unique_states == 4934
     assert reduced.stats.unique_states <= 1312
+
+
+@pytest.mark.parametrize("app, topology, packets, options", [s for s in SCENARIOS if s[1] != "linear:3" or s[3]])
+def test_breadth_first_reduced_search_agrees(app: str, topology: str | None, packets: int,
+                                             options: dict[str, Any]) -> None:
+    """--shortest --por: the breadth-first search over stubborn sets (with its proviso)
+    reaches the quiescent states and verdicts of the full search, and its traces replay."""
+    from nice_attendre.breadth_first import bfs
+
+    run = build(app, topology=topology, packets=packets, properties=PROPERTIES, app_options=options)
+    net = run.network
+    quiet: set[int] = set()
+    collect = Property.at_quiescence("collect", lambda state: quiet.add(net.fingerprint(state)) is None)
+    reduced = bfs(net, run.properties + (collect,), keep_going=True, por=True)
+    assert reduced.complete
+    full, full_quiet, _net = _explore(app, topology, packets, options, False)
+    assert quiet == full_quiet
+    assert {d.property for d in reduced.discoveries} == {d.property for d in full.discoveries}
+    assert reduced.stats.unique_states <= full.stats.unique_states
+    for found in reduced.discoveries[:5]:
+        found.trace.replay(net)
+
+
+def test_verify_shortest_por() -> None:
+    result = verify("mac-learning", topology="linear:2", packets=2, por=True, shortest=True,
+                    properties=PROPERTIES)
+    assert result.reduction == "partial-order" and result.verdict == "violated"
+    full = verify("mac-learning", topology="linear:2", packets=2, shortest=True, properties=PROPERTIES)
+    assert result.stats.unique_states < full.stats.unique_states
