@@ -37,6 +37,21 @@ input ports of every place it may be at (it waits until its frames left) and app
 one it moves to; a switch's steps read where every mobile host is and may append to its
 inbox if it may be attached to the switch.
 
+State-dependent parts (what makes the sets small; each checked on every transition of the
+footprint scenarios by the tests): a switch step's occurrence is observed on a recording copy
+of the state (a slot it writes with the value it had is a read); a command step's bounded
+footprint covers the commands now in its channel while the controller does not send; a
+dormant event may name its enablers (:meth:`Footprints.enablers`): a controller step of a
+switch's messages, the controller's other events and the steps of that switch that may send
+it a message before the controller acts (packet steps only at ports where a packet that may
+arrive there misses or hits an entry sending it to the controller); a packet step at a port
+linked to a switch, the controller's events and the steps of that switch that may forward a
+packet out of its end of the link (:meth:`Footprints.arrivals`: per port, the headers that
+may arrive before the controller acts, a fixpoint over the tables, the entries the channels
+add, the packets they release and what the hosts may send); a switch's tie choices and
+expiries, when its table cannot tie or holds no entry with a timeout, its command step or
+the controller's events (:class:`~nice_attendre.por.Alternatives`).
+
 Supported: the ``openflow`` variant with FIFO channels, a single-threaded controller, no
 faults, and the monitors that keep no history; :meth:`Footprints.unsupported`
 names what is not (yet).

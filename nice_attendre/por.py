@@ -294,12 +294,8 @@ class Reducer:
         raw = [footprint(state, event) for event in every]
         guard = self._guard
         explicit = self._enablers
-        where: dict[Hashable, int] = {}
-
-        def position(event: Hashable) -> int:
-            if not where:
-                where.update((other, index) for index, other in enumerate(every))
-            return where[event]
+        where = {event: index for index, event in enumerate(every)}
+        position = where.__getitem__
 
         # what the closure asks about a dormant event (its enablers, its guard) or about an
         # event's bounded footprint or occurrence is worked out when it asks (most are not)
@@ -308,8 +304,8 @@ class Reducer:
             if found is None:
                 return None
             if type(found) is Alternatives:
-                return Alternatives([position(other) for other in option] for option in found)
-            return [position(other) for other in found]
+                return Alternatives(list(map(position, option)) for option in found)
+            return list(map(position, found))
 
         enablers = None if explicit is None else _Lazy(len(dormant), enablers_of)
 
@@ -335,7 +331,7 @@ class Reducer:
         if self._bounded is not None:
             def bounded_of(index: int) -> Any:
                 found = self._bounded(state, every[index])  # type: ignore[misc]
-                return None if found is None else (found[0], [position(feeder) for feeder in found[1]])
+                return None if found is None else (found[0], list(map(position, found[1])))
             bounded = _Lazy(len(every), bounded_of)
         if self._tables is not None:
             key = (*events, None, *dormant)
