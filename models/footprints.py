@@ -161,6 +161,12 @@ class Footprints:
         self._universes: dict[tuple[frozenset[Header], frozenset[SetField]], frozenset[Header]] = {}
         self._missing: dict[tuple[Any, ...], tuple[int, ...] | None] = {}
         self._arrived: tuple[Any, dict[tuple[int, int], frozenset[Header]]] = ((), {})
+        self._queue_headers: dict[tuple[int, int], frozenset[Header]] = {}
+        self._moves: dict[tuple[int, int, int, int], tuple[Any, Any]] = {}
+        #: per switch, its ports linked to a switch and the peer at the other end
+        self._peers = {dpid: {port: peer for port in topo.ports[dpid]
+                              if (peer := topo.links.get((dpid, port))) is not None and not peer.is_host}
+                       for dpid in topo.switches}
         #: per port, the events that may send a packet to it in the state of ``_arrived``
         self._emitters: dict[tuple[int, int], tuple[Hashable, ...]] = {}
         #: the slots whose values may carry packets (headers) or set-field actions
@@ -597,7 +603,9 @@ class Footprints:
         the headers that may arrive at its ports and hit an entry (now or added by its
         channel) that outputs there or floods, the packets its channel's packet-outs and
         flow-mods release. Where a switch may send a packet through its table again or
-        delete entries, every header that may exist (:meth:`headers`)."""
+        delete entries, every header that may exist (:meth:`headers`). Each switch's part
+        (what a header arriving at a port leaves by, what its channel releases) is cached by
+        the values of its table, channel and buffer."""
         last_state, found = self._arrived
         if last_state is state:
             return found
@@ -608,39 +616,76 @@ class Footprints:
         for dpid in topo.switches:
             hosted = self._hosted[dpid]
             for port in topo.ports[dpid]:
-                here = {packet.hdr for packet in net.value(state, net.slot_names[net.slot_port[(dpid, port)]])}
+                queue = net.slot_port[(dpid, port)]
+                here = set(self._queued(state, queue))
                 if port in hosted:
                     here |= self._from_hosts(state, dpid, port, universe)
                 sets[(dpid, port)] = here
-
         emitters: dict[tuple[int, int], set[Hashable]] = {key: set() for key in sets}
-        source: list[Hashable] = [None]
+        moves = {dpid: self._switch_moves(state, dpid) for dpid in topo.switches}
+        work = [(dpid, port, hdr) for (dpid, port), hdrs in sets.items() for hdr in hdrs]
 
-        def out(dpid: int, port: int | None, hdr: Header, in_port: int) -> bool:
-            """``hdr`` leaves ``dpid`` by ``port`` (None: flood), sent by ``source[0]``;
-            whether anything grew."""
-            grew = False
-            ports = [port] if port is not None else [p for p in topo.ports[dpid] if p != in_port]
-            for where in ports:
-                peer = topo.links.get((dpid, where))
-                if peer is None or peer.is_host:
-                    continue
-                emitters[(peer.node, peer.port)].add(source[0])
-                target = sets[(peer.node, peer.port)]
-                if hdr not in target:
-                    target.add(hdr)
-                    grew = True
-            return grew
+        def send(source: Hashable, peer: Any, hdr: Header) -> None:
+            key = (peer.node, peer.port)
+            emitters[key].add(source)
+            target = sets[key]
+            if hdr not in target:
+                target.add(hdr)
+                work.append((peer.node, peer.port, hdr))
 
-        def everywhere(dpid: int, hdr: Header) -> bool:
-            grew = False
-            for port in topo.ports[dpid]:
-                grew = out(dpid, port, hdr, -1) or grew
-            return grew
+        def flood(source: Hashable, dpid: int) -> None:
+            for hdr in universe:
+                for peer in self._peers[dpid].values():
+                    send(source, peer, hdr)
 
-        def act(dpid: int, actions: Any, hdr: Header, in_port: int) -> bool | None:
-            """Apply ``actions``; None when they may go through the table again."""
-            grew = False
+        for dpid in topo.switches:
+            transfer, released = moves[dpid]
+            command = SwitchProcessCommand(dpid)
+            if released is None:
+                flood(command, dpid)
+                continue
+            for port, hdr in released:
+                send(command, self._peers[dpid][port], hdr)
+        while work:
+            dpid, port, hdr = work.pop()
+            transfer, _released = moves[dpid]
+            source = SwitchProcessPacket(dpid, port)
+            outputs = transfer(port, hdr)
+            if outputs is None:
+                flood(source, dpid)
+                continue
+            for out_port, out_hdr in outputs:
+                send(source, self._peers[dpid][out_port], out_hdr)
+        found = {key: frozenset(value) for key, value in sets.items()}
+        self._arrived = (state, found)
+        self._emitters = {key: tuple(sorted(value, key=repr)) for key, value in emitters.items()}
+        return found
+
+    def _queued(self, state: Sequence[int], slot: int) -> frozenset[Header]:
+        """The headers of the packets in queue ``slot`` (cached by its value)."""
+        key = (slot, state[slot])
+        found = self._queue_headers.get(key)
+        if found is None:
+            found = self._queue_headers[key] = frozenset(
+                packet.hdr for packet in self.net.value(state, self.net.slot_names[slot]))
+        return found
+
+    def _switch_moves(self, state: Sequence[int], dpid: int) -> tuple[Any, Any]:
+        """Switch ``dpid``'s part of :meth:`arrivals`, before the controller acts: a function
+        of an arriving (port, header) giving the (port, header) pairs it may leave by towards
+        a switch (None: any, with any header), and the (port, header) pairs of the packets
+        its channel may release (None: any). Cached by its table, channel and buffer."""
+        net = self.net
+        key = (dpid, state[net.slot_table[dpid]], state[net.slot_cmdq[dpid]], state[net.slot_buffer[dpid]])
+        found = self._moves.get(key)
+        if found is not None:
+            return found
+        topo = net.topology
+        peers = self._peers[dpid]
+        entries = self._entries(state, dpid)
+
+        def act(actions: Any, hdr: Header, in_port: int) -> list[tuple[int, Header]] | None:
+            out: list[tuple[int, Header]] = []
             for action in actions:
                 kind = type(action)
                 if kind is SetField:
@@ -648,60 +693,57 @@ class Footprints:
                 elif kind is Output:
                     if action.port == TABLE:
                         return None
-                    if action.port in topo.ports[dpid]:
-                        grew = out(dpid, action.port, hdr, in_port) or grew
+                    if action.port in peers:
+                        out.append((action.port, hdr))
                 elif kind is Flood:
-                    grew = out(dpid, None, hdr, in_port) or grew
-                elif kind is ToController:
-                    continue
-                else:
+                    out.extend((port, hdr) for port in peers if port != in_port)
+                elif kind is not ToController:
                     return None
-            return grew
+            return out
 
-        tables = {dpid: self._entries(state, dpid) for dpid in topo.switches}
-        changed = True
-        while changed:
-            changed = False
-            for dpid in topo.switches:
-                entries = tables[dpid]
-                released = []
-                for msg in net.value(state, f"cmdq:{dpid}"):
-                    kind = type(msg)
-                    if kind is PacketOut or (kind is FlowMod and msg.buffer_id is not None):
-                        hdrs = []
-                        if getattr(msg, "packet", None) is not None:
-                            hdrs.append((msg.packet.hdr, msg.in_port))
-                        for bid, in_port, packet in net.interned(net.slot_buffer[dpid])[state[net.slot_buffer[dpid]]]:
-                            if bid == msg.buffer_id:
-                                hdrs.append((packet.hdr, in_port))
-                        actions = msg.actions if kind is PacketOut or self._version != "1.3" else (Output(TABLE),)
-                        released.extend((hdr, in_port, actions) for hdr, in_port in hdrs)
-                source[0] = SwitchProcessCommand(dpid)
-                for hdr, in_port, actions in released:
-                    done = act(dpid, actions or (), hdr, in_port)
+        answers: dict[tuple[int, Header], tuple[tuple[int, Header], ...] | None] = {}
+
+        def transfer(port: int, hdr: Header) -> tuple[tuple[int, Header], ...] | None:
+            known = answers.get((port, hdr), answers)
+            if known is not answers:
+                return known  # type: ignore[return-value]
+            result: set[tuple[int, Header]] | None = set()
+            if entries is None:
+                result = None
+            else:
+                for entry in entries:
+                    if entry.table_id != 0 or not entry.match.matches(hdr, port):
+                        continue
+                    done = None if entry.actions is None else act(entry.actions, hdr, port)
                     if done is None:
-                        for hdr2 in universe:
-                            changed = everywhere(dpid, hdr2) or changed
-                    else:
-                        changed = done or changed
-                for port in topo.ports[dpid]:
-                    source[0] = SwitchProcessPacket(dpid, port)
-                    for hdr in tuple(sets[(dpid, port)]):
-                        if entries is None:
-                            changed = everywhere(dpid, hdr) or changed
-                            continue
-                        for entry in entries:
-                            if entry.table_id != 0 or not entry.match.matches(hdr, port):
-                                continue
-                            done = None if entry.actions is None else act(dpid, entry.actions, hdr, port)
-                            if done is None:
-                                for hdr2 in universe:
-                                    changed = everywhere(dpid, hdr2) or changed
-                            else:
-                                changed = done or changed
-        found = {key: frozenset(value) for key, value in sets.items()}
-        self._arrived = (state, found)
-        self._emitters = {key: tuple(sorted(value, key=repr)) for key, value in emitters.items()}
+                        result = None
+                        break
+                    result.update(done)  # type: ignore[union-attr]
+            answers[(port, hdr)] = value = None if result is None else tuple(sorted(result, key=repr))
+            return value
+
+        released: list[tuple[int, Header]] | None = []
+        buffer = net.interned(net.slot_buffer[dpid])[state[net.slot_buffer[dpid]]]
+        for msg in net.value(state, f"cmdq:{dpid}"):
+            kind = type(msg)
+            if kind is PacketOut or (kind is FlowMod and msg.buffer_id is not None):
+                hdrs = []
+                if getattr(msg, "packet", None) is not None:
+                    hdrs.append((msg.packet.hdr, msg.in_port))
+                hdrs.extend((packet.hdr, in_port) for bid, in_port, packet in buffer if bid == msg.buffer_id)
+                actions = msg.actions if kind is PacketOut or self._version != "1.3" else (Output(TABLE),)
+                for hdr, in_port in hdrs:
+                    done = act(actions or (), hdr, in_port)
+                    if done is None:
+                        released = None
+                        break
+                    released.extend(done)  # type: ignore[union-attr]
+            if released is None:
+                break
+        found = self._moves[key] = (transfer, released)
+        if len(self._moves) > 65536:
+            self._moves.clear()
+            self._moves[key] = found
         return found
 
     def _from_hosts(self, state: Sequence[int], dpid: int, port: int, universe: frozenset[Header]) -> set[Header]:
