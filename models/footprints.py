@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     from nice_attendre.models.network import Network
 
 #: The variants whose events this module knows.
-SUPPORTED_PROTOCOLS = ("openflow",)
+SUPPORTED_PROTOCOLS = ("openflow", "openflow-b")
 #: The monitors that keep history in the state (host slots read from switch steps, the
 #: ``history`` and ``expired`` slots): not supported yet.
 HISTORY_MONITORS = ("direct-paths", "strict-direct-paths", "one-packet-in-per-flow")

@@ -29,14 +29,20 @@ SCENARIOS = [
     ("energy-te", None, 1, {}),
     (f"{DATA}/timeout_routing.py:TimeoutRouting", "linear:2", 1, {}),
     (f"{DATA}/equal_priority.py:MirrorEth", None, 1, {}),
+    # OpenFlow-B: the same events; barriers, and messages the platform holds until replies
+    ("route-flow", "linear:3", 2, {"protocol": "openflow-b"}),
+    ("route-flow", "linear:2", 2, {"bug": "forget-last-hop", "protocol": "openflow-b"}),
 ]
 
 PROPERTIES = ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "delivery"]
 
 
 def _network(app: str, topology: str | None, packets: int, app_options: dict[str, Any]) -> Any:
-    return build(app, topology=topology, packets=packets, properties=PROPERTIES, app_options=app_options,
-                 memo=False).network
+    """The scenario's network; ``app_options`` may name its ``protocol`` (default openflow)."""
+    options = dict(app_options)
+    protocol = options.pop("protocol", "openflow")
+    return build(app, topology=topology, packets=packets, properties=PROPERTIES, app_options=options,
+                 protocol=protocol, memo=False).network
 
 
 def _states(net: Any, most: int = 2500) -> Iterator[Any]:

@@ -33,12 +33,18 @@ SCENARIOS = [
     (f"{DATA}/timeout_routing.py:TimeoutRouting", "linear:2", 1, {}),
     (f"{DATA}/equal_priority.py:MirrorEth", None, 1, {}),
     (f"{DATA}/equal_priority.py:MirrorBelow", None, 1, {}),
+    ("route-flow", "linear:3", 2, {"protocol": "openflow-b"}),
+    ("route-flow", "linear:3", 1, {"bug": "forget-last-hop", "protocol": "openflow-b"}),
+    ("mac-learning", "linear:2", 2, {"bug": "host-unreachable", "protocol": "openflow-b"}),
 ]
 
 
 def _explore(app: str, topology: str | None, packets: int, options: dict[str, Any], por: bool,
              fingerprint: bool = False) -> tuple[Any, set[int], Any]:
-    run = build(app, topology=topology, packets=packets, properties=PROPERTIES, app_options=options)
+    options = dict(options)
+    protocol = options.pop("protocol", "openflow")
+    run = build(app, topology=topology, packets=packets, properties=PROPERTIES, app_options=options,
+                protocol=protocol)
     net = run.network
     quiet: set[int] = set()
     collect = Property.at_quiescence("collect", lambda state: quiet.add(net.fingerprint(state)) is None)
@@ -82,6 +88,7 @@ def test_verify_reports_the_reduction_and_leaves_the_default_termination_out() -
     ({"properties": ["no-reordering"]}, "not known to be stable"),
     ({"properties": ["direct-paths"]}, "keeps history"),
     ({"protocol": "attendre"}, "protocol attendre"),
+    ({"protocol": "pif"}, "protocol pif"),
     ({"command_order": "any"}, "command order any"),
     ({"threaded_controller": "per-switch"}, "threaded controller"),
     ({"faults": {"loss": 1}}, "faults"),
@@ -129,7 +136,9 @@ def test_breadth_first_reduced_search_agrees(app: str, topology: str | None, pac
     reaches the quiescent states and verdicts of the full search, and its traces replay."""
     from nice_attendre.breadth_first import bfs
 
-    run = build(app, topology=topology, packets=packets, properties=PROPERTIES, app_options=options)
+    protocol = options.get("protocol", "openflow")
+    run = build(app, topology=topology, packets=packets, properties=PROPERTIES,
+                app_options={k: v for k, v in options.items() if k != "protocol"}, protocol=protocol)
     net = run.network
     quiet: set[int] = set()
     collect = Property.at_quiescence("collect", lambda state: quiet.add(net.fingerprint(state)) is None)

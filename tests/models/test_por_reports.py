@@ -51,7 +51,7 @@ def test_compare_refuses_a_protocol_it_does_not_reduce_before_exploring() -> Non
     done = run("compare", "route-flow", "-t", "linear:2", "--por")
     assert done.exit_code == 2
     assert done.output.strip().splitlines() == [
-        "Error: --por does not support protocol openflow-b yet (supported: openflow; use --protocols)"]
+        "Error: --por does not support protocol attendre yet (supported: openflow, openflow-b; use --protocols)"]
 
 
 def test_bench_adds_reduced_columns_and_names_what_it_does_not_reduce(tmp_path: Path) -> None:
@@ -59,12 +59,12 @@ def test_bench_adds_reduced_columns_and_names_what_it_does_not_reduce(tmp_path: 
     done = run("bench", "route-flow", "--switches", "3", "--packets", "2", "--por", "-q", "--csv", str(path))
     assert done.exit_code == 0, done.output
     assert "reduction    partial-order" in done.output
-    assert "not reduced: openflow-b, attendre" in done.output
+    assert "not reduced: attendre" in done.output
     lines = done.output.splitlines()
     header = next(line for line in lines if line.startswith("switches"))
-    assert "openflow por" in header and "openflow por states" in header and "attendre por" not in header
+    assert "openflow por" in header and "openflow-b por" in header and "attendre por" not in header
     row = next(line for line in lines if line.split()[:2] == ["3", "2"])
-    assert row.split()[2] == "13,107" and row.split()[-3:] == ["4,934", "1,775", "1,312"]
+    assert row.split()[2] == "13,107" and row.split()[-6:-3] == ["4,934", "1,775", "1,312"]
     cells = {r["protocol"]: r for r in csv.DictReader(io.StringIO(path.read_text()))}
     assert cells["openflow"]["por_transitions"] == "1775" and cells["openflow"]["por_status"] == "complete"
     assert cells["attendre"]["por_status"] == "unsupported" and cells["attendre"]["por_transitions"] == ""

@@ -26,7 +26,7 @@ def _supported() -> list[Any]:
     found = []
     for param in load_test_module("models/test_memo_pinned.py").scenarios():
         app, topology, packets, protocol, extra = param.values
-        if protocol != "openflow" or set(extra) - set(_OPTIONS):
+        if protocol not in ("openflow", "openflow-b") or set(extra) - set(_OPTIONS):
             continue
         found.append(pytest.param(app, topology, packets, extra, id=param.id, marks=param.marks))
     return found
