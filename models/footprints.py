@@ -52,7 +52,7 @@ add, the packets they release and what the hosts may send); a switch's tie choic
 expiries, when its table cannot tie or holds no entry with a timeout, its command step or
 the controller's events (:class:`~nice_attendre.por.Alternatives`).
 
-Supported: the ``openflow`` variant with FIFO channels, a single-threaded controller, no
+Supported: the ``openflow`` and ``openflow-b`` variants with FIFO channels, a single-threaded controller, no
 faults, and the monitors that keep no history; :meth:`Footprints.unsupported`
 names what is not (yet).
 """
