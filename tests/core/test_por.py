@@ -396,19 +396,18 @@ def test_reducer_counts_reduced_states() -> None:
 
 def test_a_dormant_event_with_alternative_enablers_takes_the_cheapest() -> None:
     """Dormant d (reading slot 0, written by the seed a) may be enabled only after b, or
-    only after c (either set suffices): from seed a the closure takes the alternative whose
-    events are already members or the fewest enabled ones; with one set of enablers naming
-    b and e, a brings b, and b alone is the smaller set."""
+    only after the dormant e (either set suffices); b and c share slot 5. From seed a the
+    closure takes the alternative that brings no enabled event: {a} alone. With one set of
+    enablers naming b and e, a brings b, which brings c: {b, c} is then the smallest."""
     a = Footprint(frozenset({0}), frozenset({0}))
-    b = Footprint(frozenset({1}), frozenset({1}))
-    c = Footprint(frozenset({2}), frozenset({2}))
+    b = Footprint(frozenset({1, 5}), frozenset({1, 5}))
+    c = Footprint(frozenset({2, 5}), frozenset({2, 5}))
     d = Footprint(frozenset({0, 3}), frozenset(), guard=frozenset({3}))
     e = Footprint(frozenset({4}), frozenset({4}))  # dormant, enabled by nothing
     footprints = [a, b, c, d, e]
-    # c's only enabler is the dormant e: the alternative [e] costs no enabled event
     assert stubborn_set(["a", "b", "c"], ["d", "e"], footprints,
                         enablers=[Alternatives(([1], [4])), []]) == [0]
-    assert stubborn_set(["a", "b", "c"], ["d", "e"], footprints, enablers=[[1, 4], []]) == [1]  # a brings b: b alone wins
+    assert stubborn_set(["a", "b", "c"], ["d", "e"], footprints, enablers=[[1, 4], []]) == [1, 2]
 
 
 @_EXAMPLES
