@@ -79,3 +79,28 @@ def test_a_reduced_cell_over_the_cap_is_a_lower_bound() -> None:
     assert text.splitlines()[-1].split()[-2:] == [f">{cell.reduced_transitions:,}", f">{cell.reduced_states:,}"]
     plain = measure_cell(1000, spec)
     assert plain.reduced_status is None and "por" not in cells_csv([plain])
+
+
+def test_the_reduced_counts_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+    """The sets depend on the state only: the same counts and violations under two hash seeds
+    (depth-first and breadth-first)."""
+    import os
+
+    from children import console
+
+    here = Path(__file__).resolve().parent
+    outcomes = []
+    for seed in ("1", "2"):
+        os.environ["PYTHONHASHSEED"] = seed
+        try:
+            for extra in ([], ["--shortest"]):
+                out = tmp_path / f"{seed}{len(extra)}.json"
+                done = console("verify", "mac-learning", "-t", "linear:2", "-n", "2", *PLAIN, "--por",
+                               "--keep-going", *extra, "--json", str(out), cwd=here)
+                assert done.returncode == 1, done.stderr
+                data = json.loads(out.read_text())
+                outcomes.append((len(extra), data["transitions"], data["unique_states"],
+                                 sorted(v["property"] for v in data["violations"])))
+        finally:
+            del os.environ["PYTHONHASHSEED"]
+    assert outcomes[:2] == outcomes[2:]
