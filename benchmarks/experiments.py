@@ -56,6 +56,8 @@ class Cell:
     reduced_status: str | None = None
     reduced_transitions: int = 0
     reduced_states: int = 0
+    #: the limit of the whole run that cut the reduced search or left it not run
+    reduced_stop_reason: str | None = None
 
     @property
     def counted(self) -> bool:
@@ -117,12 +119,13 @@ def measure_cell(cap: int, spec: CellSpec, deadline: float | None = None, max_me
     if deadline is not None:
         left = deadline - time.time()
         if left <= 0:
-            return replace(cell, reduced_status="skipped")
+            return replace(cell, reduced_status="skipped", reduced_stop_reason="max-seconds")
         limits["max_seconds"] = left
     reduced = verify(spec.app, protocol=spec.protocol, max_transitions=cap, properties=[], por=True, **limits,
                      **spec.options)
-    return replace(cell, reduced_status=_status(reduced)[0], reduced_transitions=reduced.stats.transitions,
-                   reduced_states=reduced.stats.unique_states)
+    status, stop_reason = _status(reduced)
+    return replace(cell, reduced_status=status, reduced_transitions=reduced.stats.transitions,
+                   reduced_states=reduced.stats.unique_states, reduced_stop_reason=stop_reason)
 
 
 def run_grid(specs: Sequence[CellSpec], cap: int = DEFAULT_CAP,

@@ -362,11 +362,17 @@ def _end_bench(cells: list[Any], limits: BenchLimits) -> None:
         return
     cut = [cell for cell in cells if getattr(cell, "stop_reason", None) and cell.status != "skipped"]
     not_run = [cell for cell in cells if getattr(cell, "stop_reason", None) and cell.status == "skipped"]
+    # with --por, a reduced search the limits cut (or left not run) makes its cell incomplete too
+    cut += [cell for cell in cells if getattr(cell, "reduced_stop_reason", None) and cell.reduced_status != "skipped"
+            and cell not in cut]
+    not_run += [cell for cell in cells if getattr(cell, "reduced_stop_reason", None)
+                and cell.reduced_status == "skipped" and cell not in cut and cell not in not_run]
     click.echo("")
     click.echo(line)
     if not cut and not not_run:
         return
-    reasons = ", ".join(dict.fromkeys(f"--{cell.stop_reason}" for cell in [*cut, *not_run]))
+    reasons = ", ".join(dict.fromkeys(f"--{cell.stop_reason or cell.reduced_stop_reason}"
+                                      for cell in [*cut, *not_run]))
     click.echo(f"INCOMPLETE: {reasons} reached: {len(cut)} cell{'s' * (len(cut) != 1)} cut short (counts marked > are "
                f"lower bounds), {len(not_run)} not run (-)")
     sys.exit(int(ExitCode.INCOMPLETE))

@@ -8,7 +8,9 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
 
 from nice_attendre.benchmarks.experiments import CellSpec, cells_csv, grid_table, measure_cell
@@ -104,3 +106,31 @@ def test_the_reduced_counts_do_not_depend_on_the_hash_seed(tmp_path: Path) -> No
         finally:
             del os.environ["PYTHONHASHSEED"]
     assert outcomes[:2] == outcomes[2:]
+
+
+def test_a_reduced_search_cut_by_the_run_limits_makes_the_bench_incomplete(monkeypatch: Any) -> None:
+    """A cell whose unreduced search completes but whose reduced one --max-seconds cuts is a
+    lower bound: the bench ends INCOMPLETE (exit 3), never 0."""
+    import dataclasses
+    import time
+
+    import nice_attendre.frontend.api as api
+    from nice_attendre.frontend.commands import BenchLimits, _end_bench
+
+    real = api.verify
+
+    def cut_when_reduced(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        if kwargs.get("por"):
+            return dataclasses.replace(result, complete=False, stop_reason="max-seconds")
+        return result
+
+    monkeypatch.setattr(api, "verify", cut_when_reduced)
+    spec = CellSpec("route-flow", (("switches", 2), ("packets", 1)), "openflow", "route-flow",
+                    {"topology": "linear:2", "packets": 1})
+    cell = measure_cell(1000, spec, deadline=time.time() + 600, por=True)
+    assert cell.status == "complete" and cell.reduced_status == "over-cap"
+    assert cell.reduced_stop_reason == "max-seconds"
+    with pytest.raises(SystemExit) as stop:
+        _end_bench([cell], BenchLimits.start(600, None))
+    assert stop.value.code == 3
