@@ -115,8 +115,6 @@ class Translator:
         if command is None:
             strict = {ofp.OFPFC_MODIFY_STRICT: "OFPFC_MODIFY_STRICT", ofp.OFPFC_DELETE_STRICT: "OFPFC_DELETE_STRICT"}
             raise refuse(f"flow-mod command {strict.get(parsed.command, parsed.command)}")
-        if parsed.cookie != 0 or getattr(parsed, "cookie_mask", 0) != 0:
-            raise refuse(f"flow cookies (cookie={parsed.cookie:#x})")
         flags = [flag for flag in _FLAG_NAMES if hasattr(ofp, flag) and parsed.flags & getattr(ofp, flag)
                  and flag not in _HARMLESS_FLAGS and flag not in ("OFPFF_SEND_FLOW_REM", "OFPFF_CHECK_OVERLAP")]
         if flags:
@@ -127,6 +125,13 @@ class Translator:
         if command != "delete" and (parsed.idle_timeout or parsed.hard_timeout or parsed.flags & ofp.OFPFF_SEND_FLOW_REM):
             timeouts = {"idle_timeout": parsed.idle_timeout, "hard_timeout": parsed.hard_timeout,
                         "notify_removed": bool(parsed.flags & ofp.OFPFF_SEND_FLOW_REM)}
+        # The cookie is the entry's an add makes; a 1.3 modify or delete's cookie_mask selects
+        # entries by it (1.0 has no mask: its modify and delete ignore cookies).
+        if command == "add" or command == "modify-or-add":
+            if parsed.cookie:
+                timeouts["cookie"] = parsed.cookie
+        elif getattr(parsed, "cookie_mask", 0):
+            timeouts["cookie"], timeouts["cookie_mask"] = parsed.cookie, parsed.cookie_mask
         if command == "add" and parsed.flags & ofp.OFPFF_CHECK_OVERLAP:
             timeouts["check_overlap"] = True
             timeouts["xid"] = parsed.xid  # (the error about it names it)

@@ -198,7 +198,7 @@ class Wire:
         return parser.OFPMatch(**oxm)
 
     def flow_removed(self, datapath: Any, ev: FlowRemoved) -> Any:
-        """The OFPFlowRemoved for the model's ``ev`` (no cookie, counters 0: the model has none)."""
+        """The OFPFlowRemoved for the model's ``ev`` (the entry's cookie; counters 0: the model has none)."""
         ofp = datapath.ofproto
         parser = datapath.ofproto_parser
         reason = {"idle": ofp.OFPRR_IDLE_TIMEOUT, "hard": ofp.OFPRR_HARD_TIMEOUT}.get(ev.reason, ofp.OFPRR_DELETE)
@@ -206,15 +206,15 @@ class Wire:
         idle, hard = ev.timeouts.idle, ev.timeouts.hard
         if ofp.OFP_VERSION == 0x01:
             msg = parser.OFPFlowRemoved(datapath)
-            msg.match, msg.cookie, msg.priority, msg.reason = match, 0, ev.priority, reason
+            msg.match, msg.cookie, msg.priority, msg.reason = match, ev.timeouts.cookie, ev.priority, reason
             msg.duration_sec = msg.duration_nsec = msg.packet_count = msg.byte_count = 0
             msg.idle_timeout = idle
         elif ofp.OFP_VERSION >= 0x06:
             msg = parser.OFPFlowRemoved(datapath, table_id=ev.table_id, reason=reason, priority=ev.priority,
-                                        idle_timeout=idle, hard_timeout=hard, cookie=0, match=match,
+                                        idle_timeout=idle, hard_timeout=hard, cookie=ev.timeouts.cookie, match=match,
                                         stats=parser.OFPStats(duration=(0, 0), packet_count=0, byte_count=0))
         else:
-            msg = parser.OFPFlowRemoved(datapath, cookie=0, priority=ev.priority, reason=reason,
+            msg = parser.OFPFlowRemoved(datapath, cookie=ev.timeouts.cookie, priority=ev.priority, reason=reason,
                                         table_id=ev.table_id, duration_sec=0, duration_nsec=0, idle_timeout=idle,
                                         hard_timeout=hard, packet_count=0, byte_count=0, match=match)
         msg.xid = 0

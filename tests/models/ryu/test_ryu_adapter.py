@@ -285,7 +285,6 @@ REFUSED: list[tuple[str, Callable[[Any], Any], str]] = [
     ("groups", lambda dp: dp.ofproto_parser.OFPGroupMod(dp), r"groups \(OFPGroupMod\)"),
     ("meters", lambda dp: dp.ofproto_parser.OFPMeterMod(dp), r"meters \(OFPMeterMod\)"),
     ("flow stats", lambda dp: dp.ofproto_parser.OFPFlowStatsRequest(dp), "OFPFlowStatsRequest messages"),
-    ("cookies", flow_mod_13(cookie=5), r"flow cookies \(cookie=0x5\)"),
     ("strict", flow_mod_13(command=lambda p, o: o.OFPFC_DELETE_STRICT), "OFPFC_DELETE_STRICT"),
     ("all tables", flow_mod_13(command=lambda p, o: o.OFPFC_DELETE, table_id=lambda p, o: o.OFPTT_ALL,
                                out_port=lambda p, o: o.OFPP_ANY, out_group=lambda p, o: o.OFPG_ANY), "OFPTT_ALL"),

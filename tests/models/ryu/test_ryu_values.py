@@ -1,0 +1,82 @@
+"""Issue 28, the rest: values Ryu apps commonly send that the model now runs instead of
+refusing mid-search (flow cookies, ...), each with an app of our own, correct and buggy,
+under the three protocols. Apps: tests/data/apps/ryu_*.py."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nice_attendre.fingerprint import stable_hash
+from nice_attendre.frontend.api import verify
+from nice_attendre.frontend.cli import main
+from nice_attendre.models import flowtable
+from nice_attendre.models.messages import Timeouts
+from nice_attendre.models.packet import Match, Output
+
+pytest.importorskip("os_ken")
+
+APPS = Path(__file__).resolve().parents[2] / "data" / "apps"
+PROTOCOLS = ("openflow", "openflow-b", "attendre")
+
+
+def cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+#: (file, correct class, buggy class, the property the buggy one fails, packets)
+PAIRS = [
+    ("ryu_cookies.py", "CookieSwitch13", "CookieMaskless13", "no-black-holes", 2),  # cookies, cookie_mask
+]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("file, correct, buggy, broken, packets", PAIRS)
+def test_correct_passes_and_buggy_fails(file: str, correct: str, buggy: str, broken: str, packets: int,
+                                        protocol: str) -> None:
+    good = verify(f"{APPS / file}:{correct}", protocol=protocol, joins_first=True, packets=packets)
+    assert good.ok and good.complete, [(d.property, d.reason) for d in good.discoveries]
+    bad = verify(f"{APPS / file}:{buggy}", protocol=protocol, joins_first=True, packets=packets)
+    found = bad.discovery(broken)
+    assert found is not None and not bad.ok, [(d.property, d.reason) for d in bad.discoveries]
+    assert found.trace is not None and len(found.trace.steps) > 0
+
+
+# ---- flow cookies -------------------------------------------------------------------------------
+
+def test_the_flow_removed_carries_the_entrys_cookie_and_the_delete_its_mask() -> None:
+    """The buggy app's trace: the entry is installed with its cookie, its expiry reaches the
+    app (whose handler checks the cookie's tag), and the app's delete selects by cookie."""
+    result = cli("verify", f"{APPS / 'ryu_cookies.py'}:CookieMaskless13", "--joins-first", "--packets", "2")
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert any(line.endswith(". s2 installs [prio 1 {eth_dst=h1} -> output:1 (idle 5s, notify, cookie 0x5a01)]")
+               for line in lines)
+    assert any("CookieMaskless13.flow_removed_handler handles flow-removed(s1, {eth_dst=h1}, idle timeout)" in line
+               for line in lines)
+    assert any(line.endswith(". s1 deletes entries {*}") for line in lines)  # cookie_mask 0: every entry
+    result = cli("verify", f"{APPS / 'ryu_cookies.py'}:CookieSwitch13", "--joins-first", "--packets", "2",
+                 "--max-transitions", "20000")  # (a prefix of the search: the traces are not shown)
+    assert result.exit_code == 3, result.output
+
+
+def test_a_cookie_mask_selects_the_entries_whose_cookie_agrees_on_its_bits() -> None:
+    tagged = flowtable.make_entry(0, 1, Match.of(eth_dst="h1"), (Output(1),), timeouts=Timeouts(cookie=0x5A01))
+    other = flowtable.make_entry(0, 1, Match.of(eth_dst="h2"), (Output(2),), timeouts=Timeouts(cookie=0x6B01))
+    plain = flowtable.make_entry(0, 0, Match.of(), (Output(3),))
+    table = (tagged, other, plain)
+    assert flowtable.delete_matching(table, 0, Match.of(), cookie=Timeouts(cookie=0x5A00, cookie_mask=0xFF00)) \
+        == (other, plain)
+    assert flowtable.delete_matching(table, 0, Match.of(), cookie=Timeouts(cookie=0, cookie_mask=0xFFFF)) == (tagged, other)
+    assert flowtable.delete_matching(table, 0, Match.of()) == ()
+    modified = flowtable.modify_matching(table, 0, Match.of(), (Output(9),), Timeouts(cookie=0x6B00, cookie_mask=0xFF00))
+    assert [entry.actions for entry in modified] == [(Output(1),), (Output(9),), (Output(3),)]
+    assert modified[1].timeouts.cookie == 0x6B01  # a modify keeps the entry's cookie
+
+
+def test_a_cookie_of_0_changes_no_value_nor_fingerprint() -> None:
+    """Apps without cookies keep their states' values and fingerprints: timeouts without a
+    cookie are the 3-tuple they were."""
+    assert Timeouts(5, 0, True) == (5, 0, True) and len(Timeouts(5, 0, True, 0, 0)) == 3
+    assert stable_hash(Timeouts(5, 0, True)) == stable_hash((5, 0, True))
+    assert Timeouts(5, 0, True, 7) != Timeouts(5, 0, True)
