@@ -17,12 +17,14 @@ plausible numbers for that class, over :data:`STATS_DURATION` seconds:
 """
 from __future__ import annotations
 
+import ipaddress
 import struct
 from typing import Any
 
 from os_ken import utils
 from os_ken.ofproto import ofproto_parser
 
+from nice_attendre.models.addresses import is_prefix
 from nice_attendre.models.messages import Error, FlowRemoved, PacketIn, PortStatus
 from nice_attendre.models.packet import Match
 from nice_attendre.models.ryu.codec import ETH_TYPE_IPV4, IP_PROTO_TCP, Codec
@@ -172,7 +174,12 @@ class Wire:
                 if name in ("eth_src", "eth_dst"):
                     value = self.codec.mac(value)
                 elif name in ("ip_src", "ip_dst"):
-                    value = self.codec.ip(value)
+                    if is_prefix(value):  # 1.0: the prefix length as nw_*_mask
+                        address, length = value.split("/")
+                        wire[names[name] + "_mask"] = int(length)
+                        value = address
+                    else:
+                        value = self.codec.ip(value)
                 wire[names.get(name, name)] = value
             if any(name.startswith(("ip_", "tp_")) for name in fields):
                 wire["dl_type"] = ETH_TYPE_IPV4
@@ -191,7 +198,12 @@ class Wire:
             oxm["ip_proto"] = IP_PROTO_TCP
         for name in ("ip_src", "ip_dst"):
             if name in fields:
-                oxm["ipv4_" + name[3:]] = self.codec.ip(fields[name])
+                value = fields[name]
+                if is_prefix(value):  # (address, mask)
+                    network = ipaddress.IPv4Network(value)
+                    oxm["ipv4_" + name[3:]] = (str(network.network_address), str(network.netmask))
+                else:
+                    oxm["ipv4_" + name[3:]] = self.codec.ip(value)
         for name in ("tp_src", "tp_dst"):
             if name in fields:
                 oxm["tcp_" + name[3:]] = fields[name]

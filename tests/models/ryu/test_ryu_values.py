@@ -27,6 +27,8 @@ def cli(*args: str):
 #: (file, correct class, buggy class, the property the buggy one fails, packets)
 PAIRS = [
     ("ryu_cookies.py", "CookieSwitch13", "CookieMaskless13", "no-black-holes", 2),  # cookies, cookie_mask
+    ("ryu_prefixes.py", "PrefixRouter13", "WidePrefixRouter13", "no-black-holes", 2),  # masked IPv4 matches
+    ("ryu_built_frames.py", "FrameBuilder13", "MirroringFrameBuilder13", "no-black-holes", 2),  # frames it built
 ]
 
 
@@ -80,3 +82,61 @@ def test_a_cookie_of_0_changes_no_value_nor_fingerprint() -> None:
     assert Timeouts(5, 0, True) == (5, 0, True) and len(Timeouts(5, 0, True, 0, 0)) == 3
     assert stable_hash(Timeouts(5, 0, True)) == stable_hash((5, 0, True))
     assert Timeouts(5, 0, True, 7) != Timeouts(5, 0, True)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_set_config_of_fragments_and_a_long_miss_send_len_is_accepted(protocol: str) -> None:
+    result = verify(f"{APPS / 'ryu_set_config.py'}:ConfiguredSwitch13", protocol=protocol, joins_first=True,
+                    packets=2)
+    assert result.ok, [(d.property, d.reason) for d in result.discoveries]
+
+
+# ---- masked matches -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_an_openflow_10_prefix_match_routes(protocol: str) -> None:
+    assert verify(f"{APPS / 'ryu_prefixes.py'}:PrefixRouter10", protocol=protocol, joins_first=True, packets=2).ok
+
+
+def test_ipv4_masks_are_prefixes_and_ethernet_masks_whole_or_refused() -> None:
+    from nice_attendre.errors import UnsupportedFeature
+    from nice_attendre.models.ryu.translate import _unmasked
+
+    assert _unmasked("ipv4_dst", "10.0.0.2", "255.255.255.254") == "10.0.0.2/31"
+    assert _unmasked("ipv4_dst", "10.0.0.2", "255.255.255.255") == "10.0.0.2"
+    assert _unmasked("ipv4_src", "10.0.0.2", "0.0.0.0") is None
+    assert _unmasked("eth_dst", "00:00:00:00:00:01", "ff:ff:ff:ff:ff:ff") == "00:00:00:00:00:01"
+    assert _unmasked("eth_dst", "00:00:00:00:00:00", "00:00:00:00:00:00") is None
+    for name, value, mask in (("ipv4_dst", "10.0.0.0", "255.0.255.0"), ("eth_src", "00:00:00:00:00:00",
+                                                                        "ff:ff:ff:00:00:00")):
+        with pytest.raises(UnsupportedFeature, match=f"masked match fields \\({name}="):
+            _unmasked(name, value, mask)
+
+
+# ---- packet-outs of frames the app built --------------------------------------------------------
+
+def test_a_built_frame_is_the_packet_in_with_its_headers_and_other_frames_are_refused() -> None:
+    from os_ken.lib.packet import arp, ethernet, ipv4, packet, tcp
+
+    from nice_attendre.errors import UnsupportedFeature
+    from nice_attendre.models.packet import Header
+    from nice_attendre.models.ryu.codec import Codec
+    from nice_attendre.models.topology import from_graph, linear_graph
+
+    codec = Codec(from_graph(linear_graph(2)))
+
+    def frame(*protocols: object) -> bytes:
+        built = packet.Packet()
+        for protocol in protocols:
+            built.add_protocol(protocol)
+        built.serialize()
+        return bytes(built.data)
+
+    eth = ethernet.ethernet(src="00:00:00:00:00:02", dst="00:00:00:00:00:01")
+    ip = ipv4.ipv4(src="10.0.0.2", dst="10.0.0.1", proto=6, ttl=7)
+    assert codec.header_of(frame(eth, ip, tcp.tcp(src_port=80, dst_port=1234)), 6) == \
+        Header("h2", "h1", "10.0.0.2", "10.0.0.1", 80, 1234, 6)
+    with pytest.raises(UnsupportedFeature, match="ethernet/arp frame"):
+        codec.header_of(frame(ethernet.ethernet(ethertype=0x0806), arp.arp()))
+    with pytest.raises(UnsupportedFeature, match="a payload"):
+        codec.header_of(frame(ethernet.ethernet(), ipv4.ipv4(proto=6), tcp.tcp(), b"hello"))
