@@ -1,0 +1,51 @@
+"""Issue 28: no refusal in the middle of a search. What the model does not run is refused
+when the app is loaded, from the constant arguments of the os-ken messages its code builds
+(:mod:`nice_attendre.models.ryu.literals`), naming the feature and ``Class.method
+(file:line)``. Apps: tests/data/apps/ryu_literals.py, ryu_set_config.py."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nice_attendre.errors import UnsupportedFeature
+from nice_attendre.frontend.api import build, verify
+from nice_attendre.frontend.cli import main
+
+pytest.importorskip("os_ken")
+
+APPS = Path(__file__).resolve().parents[2] / "data" / "apps"
+LITERALS = APPS / "ryu_literals.py"
+
+
+def cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize("name,feature,line", [
+    ("Truncating13", r"output to CONTROLLER with max_len=0 \(truncated packet-ins", 34),
+    ("EthernetMask13", r"masked match fields \(eth_dst=00:00:00:00:00:01/ff:ff:ff:00:00:00", 39),
+    ("ArpMatch13", r"matching eth_type=2054 \(every packet of the model has eth_type=2048: IPv4\)", 45),
+    ("UdpMatch13", r"matching ip_proto=17", 50),
+    ("DeleteByPort13", r"deleting only entries that output to a port \(out_port=0x2", 55),
+    ("DeleteEveryTable13", r"flow-mods for every table \(OFPTT_ALL\)", 61),
+    ("OnePortStats13", r"port statistics of one port \(port_no=1\)", 67),
+    ("PacketOutMatch15", r"packet-out match fields other than in_port", 74),
+])
+def test_constant_arguments_the_model_refuses_are_refused_at_load(name: str, feature: str, line: int) -> None:
+    with pytest.raises(UnsupportedFeature, match=rf"^Ryu apps: {feature}.* \(in {name}\.send, ryu_literals\.py:{line}\)"):
+        build(f"{LITERALS}:{name}", properties=[], topology="linear:1")
+
+
+def test_what_the_model_runs_is_not_refused() -> None:
+    assert verify(f"{LITERALS}:Plain13", topology="linear:2", joins_first=True).complete
+
+
+def test_a_literal_miss_send_len_below_the_frame_length_is_refused_in_one_line_before_the_search() -> None:
+    result = cli("verify", f"{APPS / 'ryu_set_config.py'}:ShortMissSwitch13", "--topology", "linear:2")
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "Error: Ryu apps: OFPSetConfig with miss_send_len=40 (truncated packet-ins; accepted: miss_send_len >= 60, "
+        "the model's frame length) (in ShortMissSwitch13.configure, ryu_set_config.py:63) is not supported by the "
+        "checker's model"]
