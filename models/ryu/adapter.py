@@ -352,6 +352,12 @@ class RyuAdapter(App[Frozen]):
                         if not phases or phase in phases:
                             try:
                                 method(ev)
+                            except UnsupportedFeature as exc:  # met mid-search: say where
+                                _locate(exc, self._files)
+                                where = getattr(exc, "app_where", None)
+                                if where is None:
+                                    raise
+                                raise UnsupportedFeature(f"{exc} (sent at {where})") from None
                             except BaseException as exc:
                                 _locate(exc, self._files)
                                 raise

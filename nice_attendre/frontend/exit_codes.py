@@ -59,9 +59,12 @@ def for_signal(signum: int | None) -> int:
 
 def for_verdict(verdict: str, signum: int | None = None) -> int:
     """The exit code of a search's verdict (``ok``, ``violated``, ``nondeterministic``,
-    ``incomplete``, ``interrupted``)."""
+    ``incomplete``, ``interrupted``; ``unsupported``: it stopped where the app used a feature
+    the model does not have, exit 2)."""
     if verdict == "nondeterministic":
         return ExitCode.NONDETERMINISTIC
+    if verdict == "unsupported":  # the search met a feature the model does not have
+        return ExitCode.INPUT
     if verdict == "violated":
         return ExitCode.VIOLATION
     if verdict == "ok":

@@ -49,3 +49,43 @@ def test_a_literal_miss_send_len_below_the_frame_length_is_refused_in_one_line_b
         "Error: Ryu apps: OFPSetConfig with miss_send_len=40 (truncated packet-ins; accepted: miss_send_len >= 60, "
         "the model's frame length) (in ShortMissSwitch13.configure, ryu_set_config.py:63) is not supported by the "
         "checker's model"]
+
+
+# ---- values computed at run time: met mid-search, the explored part reported ---------------------
+
+COMPUTED = APPS / "ryu_computed.py"
+MASK = ("Ryu apps: masked match fields (eth_dst=00:00:00:00:00:00/ff:ff:ff:00:00:00: the model matches it whole) is "
+        "not supported by the checker's model (sent at ryu_computed.py:56 in packet_in_handler)")
+
+
+@pytest.mark.parametrize("engine", [(), ("--shortest",)])
+def test_a_refusal_mid_search_reports_what_was_explored_and_exits_2(engine: tuple[str, ...], tmp_path: Path) -> None:
+    import json
+
+    report = tmp_path / "report.json"
+    result = cli("verify", f"{COMPUTED}:ComputedMask13", "--topology", "linear:2", "--joins-first", *engine,
+                 "--json", str(report))
+    assert result.exit_code == 2, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "  app            ComputedMask13 (Ryu app, OpenFlow 1.3)"
+    assert any(line.split()[:1] == ["transitions"] and int(line.split()[1]) > 0 for line in lines)
+    assert lines[-1] == ("INCOMPLETE: no violation in the part explored, but the search stopped at a feature the "
+                         f"model does not have: {MASK}")
+    data = json.loads(report.read_text())
+    assert (data["verdict"], data["stop_reason"], data["stop_detail"]) == ("incomplete", "unsupported-feature", MASK)
+
+
+def test_the_library_result_is_incomplete_never_ok() -> None:
+    result = verify(f"{COMPUTED}:ComputedMask13", topology="linear:2", joins_first=True)
+    assert not result.ok and not result.complete and result.verdict == "incomplete"
+    assert (result.stop_reason, result.stop_detail) == ("unsupported-feature", MASK)
+    assert result.stats.transitions > 0
+
+
+def test_a_violation_found_before_the_refusal_is_reported_with_it() -> None:
+    result = cli("verify", f"{COMPUTED}:CountingComputedMask13", "--topology", "linear:2", "--joins-first",
+                 "--packets", "2", "--keep-going")
+    assert result.exit_code == 1, result.output  # (a violation found is never hidden: exit 1)
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("VIOLATION 1: app-exception") for line in lines)
+    assert lines[-1] == f"FAILED: app-exception; then stopped at a feature the model does not have: {MASK}"
