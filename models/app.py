@@ -603,8 +603,10 @@ class App(Generic[AS]):
     #: Properties the app ships, by name (``--property NAME`` finds them too).
     properties: ClassVar[dict[str, Any]] = {}
     #: The OpenFlow version the switches speak with this app: ``"1.0"`` (a table miss buffers
-    #: the packet and sends a packet-in) or ``"1.3"`` (a miss without a table-miss entry drops
-    #: the packet; a flow-mod's buffered packet goes through the pipeline). Configuration.
+    #: the packet and sends a packet-in; an exact-match entry wins over every wildcard entry;
+    #: a flow-mod's actions apply to its buffered packet), ``"1.2"`` (a table miss as 1.0's,
+    #: the rest as 1.3's) or ``"1.3"`` (a miss without a table-miss entry drops the packet; a
+    #: flow-mod's buffered packet goes through the pipeline). Configuration.
     openflow_version: ClassVar[str] = "1.0"
     #: Whether the app checks itself that a handler call gives the same outcome when made
     #: again with the same input (the Ryu adapter runs the Ryu handlers twice itself, as its

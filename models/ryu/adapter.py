@@ -68,12 +68,10 @@ from nice_attendre.models.topology import Topology
 NAMES = {ofproto_v1_0.OFP_VERSION: "1.0", 0x03: "1.2", ofproto_v1_3.OFP_VERSION: "1.3", 0x05: "1.4", 0x06: "1.5"}
 #: Wire version -> the model's switch semantics (``App.openflow_version``): OpenFlow 1.2's
 #: switches send a packet-in on a table miss (its default table configuration,
-#: OFPTC_TABLE_MISS_CONTROLLER), as the model's 1.0 switches do; 1.4 and 1.5 keep 1.3's
-#: table-miss entry. (The model's 1.0 semantics also give an exact-match entry precedence
-#: and apply a flow-mod's actions to its buffered packet, where a 1.2 switch would send the
-#: packet through the table: the same outcome unless another entry of higher priority
-#: overlaps.)
-VERSIONS = {ofproto_v1_0.OFP_VERSION: "1.0", 0x03: "1.0", ofproto_v1_3.OFP_VERSION: "1.3", 0x05: "1.3", 0x06: "1.3"}
+#: OFPTC_TABLE_MISS_CONTROLLER), as the model's 1.0 switches do, and otherwise behave as 1.3's
+#: (no exact-match precedence; a flow-mod's buffered packet goes through the flow table):
+#: "1.2"; 1.4 and 1.5 keep 1.3's table-miss entry.
+VERSIONS = {ofproto_v1_0.OFP_VERSION: "1.0", 0x03: "1.2", ofproto_v1_3.OFP_VERSION: "1.3", 0x05: "1.3", 0x06: "1.3"}
 
 #: The name of the datapaths' transaction-id counters in the frozen state (put first; an
 #: app attribute of that name is refused).

@@ -140,3 +140,29 @@ def test_a_built_frame_is_the_packet_in_with_its_headers_and_other_frames_are_re
         codec.header_of(frame(ethernet.ethernet(ethertype=0x0806), arp.arp()))
     with pytest.raises(UnsupportedFeature, match="a payload"):
         codec.header_of(frame(ethernet.ethernet(), ipv4.ipv4(proto=6), tcp.tcp(), b"hello"))
+
+
+# ---- OpenFlow 1.2: a miss is a packet-in, the rest is 1.3's ---------------------------------------
+
+OF12 = APPS / "ryu_openflow12.py"
+
+
+@pytest.mark.parametrize("protocol", ("openflow", "openflow-b"))
+def test_openflow_12_sends_a_flow_mods_buffered_packet_through_the_table(protocol: str) -> None:
+    """The buggy app installs its priority-100 quarantine entry (no actions) before the
+    flow-mod that releases the buffered packet: a 1.2 switch sends the packet through the
+    table, where the quarantine entry drops it (1.0 would apply the flow-mod's output)."""
+    good = verify(f"{OF12}:QuarantineAfter12", protocol=protocol, topology="linear:2", properties=["delivery"])
+    assert good.ok, [(d.property, d.reason) for d in good.discoveries]
+    bad = verify(f"{OF12}:QuarantineFirst12", protocol=protocol, topology="linear:2", properties=["delivery"])
+    assert bad.discovery("delivery") is not None
+
+
+def test_openflow_12_under_attendre_holds_the_packet_until_its_message_set_is_done() -> None:
+    """Under Attendre the released packet meets the switch's buffer entry for its message set
+    and waits for the set's last message, the quarantine entry, whichever order the app sends
+    them in (as Attendre's 1.3 switches do): both apps lose it."""
+    for name in ("QuarantineAfter12", "QuarantineFirst12"):
+        result = verify(f"{OF12}:{name}", protocol="attendre", topology="linear:2", properties=["delivery"])
+        assert result.discovery("delivery") is not None
+
