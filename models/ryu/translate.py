@@ -32,7 +32,7 @@ header rewriting, other flags, strict modify/delete, ...) raises
 from __future__ import annotations
 
 import ipaddress
-from typing import Any
+from typing import Any, NamedTuple
 
 from os_ken.lib import addrconv
 from os_ken.ofproto import ofproto_parser
@@ -65,6 +65,19 @@ _FLAG_NAMES = ("OFPFF_SEND_FLOW_REM", "OFPFF_CHECK_OVERLAP", "OFPFF_EMERG", "OFP
 
 
 _NAMES = {0x01: "1.0", 0x03: "1.2", 0x04: "1.3", 0x05: "1.4", 0x06: "1.5"}
+
+
+#: How much of a refused request an error message carries (OpenFlow: at least 64 bytes).
+ERROR_DATA_LENGTH = 64
+
+
+class SentXid(NamedTuple):
+    """What a Ryu flow-mod's ``xid`` field in the model holds: the app's transaction id and
+    the first :data:`ERROR_DATA_LENGTH` bytes of the message as os-ken serialised it, which
+    an error about it (EventOFPErrorMsg) echoes in its ``data``, as a switch does."""
+
+    xid: int
+    data: bytes
 
 
 def refuse(feature: str) -> UnsupportedFeature:
@@ -153,7 +166,7 @@ class Translator:
             timeouts["cookie"], timeouts["cookie_mask"] = parsed.cookie, parsed.cookie_mask
         if command == "add" and parsed.flags & ofp.OFPFF_CHECK_OVERLAP:
             timeouts["check_overlap"] = True
-            timeouts["xid"] = parsed.xid  # (the error about it names it)
+            timeouts["xid"] = SentXid(parsed.xid, bytes(msg.buf[:ERROR_DATA_LENGTH]))  # (the error about it echoes them)
         if command == "delete":
             any_port = ofp.OFPP_NONE if self.version == "1.0" else ofp.OFPP_ANY
             if parsed.out_port != any_port or (self.version == "1.3" and parsed.out_group != ofp.OFPG_ANY):

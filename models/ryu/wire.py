@@ -28,6 +28,7 @@ from nice_attendre.models.addresses import is_prefix
 from nice_attendre.models.messages import Error, FlowRemoved, PacketIn, PortStatus
 from nice_attendre.models.packet import Match
 from nice_attendre.models.ryu.codec import ETH_TYPE_IPV4, IP_PROTO_TCP, Codec
+from nice_attendre.models.ryu.translate import SentXid
 
 #: Seconds the reported port counters cover (OpenFlow 1.3's duration_sec).
 STATS_DURATION = 10
@@ -234,12 +235,15 @@ class Wire:
 
     def error(self, datapath: Any, ev: Error) -> Any:
         """The OFPErrorMsg for the model's ``ev``: OFPET_FLOW_MOD_FAILED, OFPFMFC_OVERLAP, with
-        the refused flow-mod's xid. (The model's flow-mod does not keep its bytes: the error's
-        data is empty.)"""
+        the refused flow-mod's xid and, as its data, the flow-mod's first 64 bytes as os-ken
+        serialised them (OpenFlow: at least 64 bytes of the failed request), so an app can
+        parse them (:class:`~nice_attendre.models.ryu.translate.SentXid`)."""
         ofp = datapath.ofproto
+        sent = ev.request.xid
+        xid, data = (sent.xid, sent.data) if isinstance(sent, SentXid) else (sent if isinstance(sent, int) else 0, b"")
         msg = datapath.ofproto_parser.OFPErrorMsg(datapath, type_=ofp.OFPET_FLOW_MOD_FAILED, code=ofp.OFPFMFC_OVERLAP,
-                                                  data=b"")
-        msg.xid = ev.request.xid if isinstance(ev.request.xid, int) else 0
+                                                  data=data)
+        msg.xid = xid
         return msg
 
     def port_status(self, datapath: Any, ev: PortStatus) -> Any:

@@ -29,6 +29,7 @@ PAIRS = [
     ("ryu_cookies.py", "CookieSwitch13", "CookieMaskless13", "no-black-holes", 2),  # cookies, cookie_mask
     ("ryu_prefixes.py", "PrefixRouter13", "WidePrefixRouter13", "no-black-holes", 2),  # masked IPv4 matches
     ("ryu_built_frames.py", "FrameBuilder13", "MirroringFrameBuilder13", "no-black-holes", 2),  # frames it built
+    ("ryu_error_data.py", "ErrorReader13", "ErrorMisreader13", "app-exception", 1),  # an error's data
 ]
 
 
@@ -166,3 +167,12 @@ def test_openflow_12_under_attendre_holds_the_packet_until_its_message_set_is_do
         result = verify(f"{OF12}:{name}", protocol="attendre", topology="linear:2", properties=["delivery"])
         assert result.discovery("delivery") is not None
 
+
+
+# ---- EventOFPErrorMsg's data: the refused request's first 64 bytes ---------------------------------
+
+def test_an_errors_data_are_the_refused_flow_mods_first_64_bytes() -> None:
+    """The buggy app finds an OpenFlow 1.3 flow-mod header (version 4, type 14) in the data."""
+    result = verify(f"{APPS / 'ryu_error_data.py'}:ErrorMisreader13", topology="linear:2", joins_first=True)
+    found = result.discovery("app-exception")
+    assert found is not None and "AssertionError: (4, 14)" in found.reason, found.reason
