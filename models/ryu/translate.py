@@ -12,7 +12,10 @@ normalises its match whichever OFPMatch API built it. The request goes into the 
   (it may expire at any moment; its removal comes back as EventOFPFlowRemoved); the counter
   flags (OFPFF_RESET_COUNTS, OFPFF_NO_PKT_COUNTS, OFPFF_NO_BYT_COUNTS) have no effect. An
   ADD with OFPFF_CHECK_OVERLAP is refused by the switch when it overlaps an entry of the same
-  table and priority (EventOFPErrorMsg, OFPET_FLOW_MOD_FAILED/OFPFMFC_OVERLAP).
+  table and priority (EventOFPErrorMsg, OFPET_FLOW_MOD_FAILED/OFPFMFC_OVERLAP, its data the
+  flow-mod's first 64 bytes). The cookie is the entry's (EventOFPFlowRemoved carries it); a
+  1.2+ MODIFY or DELETE with a cookie_mask changes only the entries whose cookie agrees with
+  its own on the mask's bits.
 * ``OFPPacketOut`` of a buffered packet, or of a frame while a packet-in is handled
   (OFP_NO_BUFFER with data): the packet-in's own frame, or one the app built (with os-ken's
   packet library), which is that packet with the frame's headers, as if rewritten by
@@ -22,12 +25,16 @@ normalises its match whichever OFPMatch API built it. The request goes into the 
   changes nothing the model shows: the IP-fragment flags, which have no effect as the
   model has no fragments; miss_send_len at least the frame length).
 
-Matches: in-port, Ethernet and IPv4 addresses, TCP ports; eth_type/dl_type IPv4, ip_proto
-TCP, no VLAN and TOS/DSCP 0 hold for every packet of the model and are dropped. Actions:
+Matches: in-port, Ethernet and IPv4 addresses, TCP ports; IPv4 prefixes (a contiguous mask;
+1.0's nw_*_mask); an Ethernet mask of every bit or of none (the address, or any);
+eth_type/dl_type IPv4, ip_proto TCP, no VLAN and TOS/DSCP 0 hold for every packet of the
+model and are dropped. Actions:
 output to a port, FLOOD/ALL, CONTROLLER, TABLE (packet-out only); OpenFlow 1.3 instructions:
-apply-actions and goto-table. Everything else (groups, meters, other messages, masks,
+apply-actions and goto-table. Everything else (groups, meters, other messages, other masks,
 header rewriting, other flags, strict modify/delete, ...) raises
-:class:`UnsupportedFeature` naming it.
+:class:`UnsupportedFeature` naming it; :mod:`.literals` refuses, when the app is loaded, what
+its code gives as constants, and a value computed at run time stops the search where it is
+met (the explored part reported).
 """
 from __future__ import annotations
 
