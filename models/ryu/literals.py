@@ -194,9 +194,18 @@ def _match_problem(call: _Call, ofp: ModuleType) -> str | None:
             except UnsupportedFeature as exc:
                 return _feature(exc)
             continue
-        every = _CONSTANT_FIELDS.get(field)
+        every = _CONSTANT_FIELDS.get(field) or _vlan_none(field, ofp)
         if every is not None and value != every[0]:
             return f"matching {field}={value!r} (every packet of the model has {field}={every[0]!r}: {every[1]})"
+    return None
+
+
+def _vlan_none(field: str, ofp: ModuleType) -> tuple[Any, str] | None:
+    """For a VLAN field, the value every packet of the model has (no tag) in ``ofp``'s terms."""
+    if field == "vlan_vid" and hasattr(ofp, "OFPVID_NONE"):
+        return ofp.OFPVID_NONE, "no VLAN tag"
+    if field == "dl_vlan" and hasattr(ofp, "OFP_VLAN_NONE"):
+        return ofp.OFP_VLAN_NONE, "no VLAN tag"
     return None
 
 

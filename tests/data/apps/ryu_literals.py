@@ -73,3 +73,8 @@ class PacketOutMatch15(Plain13):
     def send(self, dp, ofp, parser):
         dp.send_msg(parser.OFPPacketOut(dp, ofp.OFP_NO_BUFFER, match=parser.OFPMatch(in_port=1, eth_type=0x0800),
                                         actions=[parser.OFPActionOutput(1)], data=b""))
+
+
+class VlanMatch13(Plain13):
+    def send(self, dp, ofp, parser):
+        self.add(dp, parser.OFPMatch(vlan_vid=(ofp.OFPVID_PRESENT | 10)), parser.OFPActionOutput(1))

@@ -32,6 +32,7 @@ def cli(*args: str):
     ("DeleteEveryTable13", r"flow-mods for every table \(OFPTT_ALL\)", 61),
     ("OnePortStats13", r"port statistics of one port \(port_no=1\)", 67),
     ("PacketOutMatch15", r"packet-out match fields other than in_port", 74),
+    ("VlanMatch13", r"matching vlan_vid=4106 \(every packet of the model has vlan_vid=0: no VLAN tag\)", 80),
 ])
 def test_constant_arguments_the_model_refuses_are_refused_at_load(name: str, feature: str, line: int) -> None:
     with pytest.raises(UnsupportedFeature, match=rf"^Ryu apps: {feature}.* \(in {name}\.send, ryu_literals\.py:{line}\)"):
