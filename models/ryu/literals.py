@@ -40,6 +40,8 @@ MATCH_FIELDS = frozenset({"in_port", "eth_src", "eth_dst", "ipv4_src", "ipv4_dst
                           "ip_proto", "vlan_vid", "ip_dscp", "ip_ecn", "wildcards", "dl_src", "dl_dst", "dl_vlan",
                           "dl_type", "nw_tos", "nw_proto", "nw_src", "nw_dst", "tp_src", "tp_dst", "nw_src_mask",
                           "nw_dst_mask"})
+#: Constructors whose leading parameters are the same in every OpenFlow version.
+_SAME_POSITIONS = frozenset({"OFPActionOutput", "OFPSetConfig", "OFPPortStatsRequest"})
 #: Match fields every packet of the model has one value of: (field, value, meaning).
 _CONSTANT_FIELDS = {"eth_type": (ETH_TYPE_IPV4, "IPv4"), "dl_type": (ETH_TYPE_IPV4, "IPv4"),
                     "ip_proto": (IP_PROTO_TCP, "TCP"), "nw_proto": (IP_PROTO_TCP, "TCP"),
@@ -78,7 +80,8 @@ class _Call:
     """A call of an os-ken constructor: its arguments by parameter name (None when the call
     passes ``*args`` or ``**kwargs``, which the scan cannot read)."""
 
-    def __init__(self, node: ast.Call, function: Callable[..., Any] | None, reader: _Reader) -> None:
+    def __init__(self, node: ast.Call, function: Callable[..., Any] | None, reader: _Reader,
+                 positional: bool = True) -> None:
         self.node = node
         self.reader = reader
         self.arguments: dict[str, ast.expr] | None = {}
@@ -92,8 +95,12 @@ class _Call:
                 parameters = [p for p in inspect.signature(function).parameters.values() if p.name != "self"]
             except (TypeError, ValueError):
                 parameters = []
-        for parameter, arg in zip(parameters, node.args):
-            self.arguments[parameter.name] = arg
+        if positional:
+            for parameter, arg in zip(parameters, node.args):
+                self.arguments[parameter.name] = arg
+        elif len(node.args) > 1:  # (datapath first: the other positions depend on the version)
+            self.arguments = None
+            return
         for keyword in node.keywords:
             self.arguments[keyword.arg] = keyword.value  # type: ignore[index]
         self.defaults = {p.name: p.default for p in parameters if p.default is not inspect.Parameter.empty}
@@ -245,8 +252,13 @@ def refuse_literal_values(ryu_class: type, base: type, ofproto: ModuleType, pars
     """Raise :class:`UnsupportedFeature` for the first os-ken constructor call in the code of
     ``ryu_class``'s own classes (up to ``base``) whose constant arguments the model refuses
     (see the module docstring), naming the feature and ``Class.method (file:line)``.
-    ``ofproto``/``parser`` are the modules of the app's OpenFlow version."""
+    ``ofproto``/``parser`` are the modules of the app's OpenFlow version. Positional
+    arguments are read by the version's signatures only when the class names that version
+    alone in ``OFP_VERSIONS`` (code for several versions may call another version's
+    constructors, whose positions differ): otherwise only keywords are read."""
     reader = _Reader(ofproto)
+    versions = getattr(ryu_class, "OFP_VERSIONS", None)
+    positional = versions is not None and len(set(versions)) == 1
     for klass in inspect.getmro(ryu_class):
         if klass is base or not issubclass(klass, base):
             break
@@ -261,7 +273,8 @@ def refuse_literal_values(ryu_class: type, base: type, ofproto: ModuleType, pars
                 name = _callee(node)
                 if name is None or not name.startswith("OFP"):
                     continue
-                problem = _problem(name, _Call(node, getattr(parser, name, None), reader), ofproto, parser)
+                call = _Call(node, getattr(parser, name, None), reader, positional or name in _SAME_POSITIONS)
+                problem = _problem(name, call, ofproto, parser)
                 if problem is not None:
                     raise refuse(f"{problem} (in {klass.__name__}.{method}, {file}:{first + node.lineno - 1})")
 

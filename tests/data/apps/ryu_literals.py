@@ -8,7 +8,7 @@ from ryu.base import app_manager
 from ryu.controller import ofp_event
 from ryu.controller.handler import CONFIG_DISPATCHER, set_ev_cls
 from ryu.lib.packet import ether_types
-from ryu.ofproto import ofproto_v1_3, ofproto_v1_5
+from ryu.ofproto import ofproto_v1_0, ofproto_v1_3, ofproto_v1_5
 
 
 class Plain13(app_manager.RyuApp):
@@ -78,3 +78,17 @@ class PacketOutMatch15(Plain13):
 class VlanMatch13(Plain13):
     def send(self, dp, ofp, parser):
         self.add(dp, parser.OFPMatch(vlan_vid=(ofp.OFPVID_PRESENT | 10)), parser.OFPActionOutput(1))
+
+
+class TwoVersions(Plain13):
+    """Speaks 1.0 and 1.3 (the switches speak 1.3); its 1.0 code passes OFPFlowMod's arguments
+    by 1.0's positions (an add with an idle timeout of 3 s), which are not 1.3's."""
+
+    OFP_VERSIONS = [ofproto_v1_0.OFP_VERSION, ofproto_v1_3.OFP_VERSION]
+
+    def send(self, dp, ofp, parser):
+        if ofp.OFP_VERSION == ofproto_v1_0.OFP_VERSION:
+            dp.send_msg(parser.OFPFlowMod(dp, parser.OFPMatch(), 0, ofp.OFPFC_ADD, 3, 0, 1, ofp.OFP_NO_BUFFER, 0, 0,
+                                          []))
+        else:
+            super().send(dp, ofp, parser)

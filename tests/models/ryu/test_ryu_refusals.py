@@ -43,6 +43,12 @@ def test_what_the_model_runs_is_not_refused() -> None:
     assert verify(f"{LITERALS}:Plain13", topology="linear:2", joins_first=True).complete
 
 
+def test_code_for_several_versions_is_read_by_keywords_only() -> None:
+    """Read by 1.3's positions, TwoVersions' 1.0 flow-mod would be a delete (its idle
+    timeout, 3, in 1.3's command position) restricted to port 0, and refused."""
+    assert verify(f"{LITERALS}:TwoVersions", topology="linear:2", joins_first=True).complete
+
+
 def test_a_literal_miss_send_len_below_the_frame_length_is_refused_in_one_line_before_the_search() -> None:
     result = cli("verify", f"{APPS / 'ryu_set_config.py'}:ShortMissSwitch13", "--topology", "linear:2")
     assert result.exit_code == 2
