@@ -147,6 +147,10 @@ def verdict_line(result: Result) -> str:
         failed = "FAILED: " + ", ".join(dict.fromkeys(d.property for d in result.discoveries))
         return f"{failed}; then {stop_text(result)}" if unsupported else failed
     if unsupported and verdict == "incomplete":
+        if result.simulation is not None:
+            from nice_attendre.frontend.simulation_report import walks_phrase
+
+            return f"INCOMPLETE: no violation in {walks_phrase(result)}, but the walks {stop_text(result)}"
         return f"INCOMPLETE: no violation in the part explored, but the search {stop_text(result)}"
     if verdict == "ok":
         if result.unchecked:
