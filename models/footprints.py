@@ -384,7 +384,7 @@ class Footprints:
             # to come
             if any(entry.timeouts is not None for entry in net.interned(net.slot_table[dpid])[state[net.slot_table[dpid]]]):
                 return None
-            if any(type(msg) is FlowMod and msg.command == "add" and msg.timeouts != NO_TIMEOUTS
+            if any(type(msg) is FlowMod and msg.command in ("add", "modify-or-add") and msg.timeouts != NO_TIMEOUTS
                    for msg in net.value(state, f"cmdq:{dpid}")):
                 return None
             return self._feeders

@@ -473,12 +473,10 @@ class OpenFlow:
             table = tx.get(slot)
             before = table
             selects = msg.timeouts if msg.timeouts.cookie_mask else None  # (cookie mask)
-            if msg.command == "modify-or-add" and not any(
-                    e.table_id == msg.table_id and e.actions is not None and flowtable.covers(msg.match, e.match)
-                    for e in table):  # OpenFlow 1.0: a modify that finds no entry adds one
-                entry = flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions)
-                table = flowtable.put(table, entry)
-            elif msg.command in ("modify", "modify-or-add"):
+            adds = msg.command == "add" or msg.command == "modify-or-add" and not any(
+                e.table_id == msg.table_id and e.actions is not None and flowtable.covers(msg.match, e.match)
+                for e in table)  # OpenFlow 1.0: a modify that finds no entry adds one, as an add would
+            if not adds and msg.command in ("modify", "modify-or-add"):
                 table = flowtable.modify_matching(table, msg.table_id, msg.match, msg.actions, selects)
                 entry = None
             elif msg.command in ("delete", "delete-strict"):
