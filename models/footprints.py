@@ -376,7 +376,7 @@ class Footprints:
                     appends.add(ctrlq)
                 if not releases(msg):
                     continue
-                actions = msg.actions if self._version != "1.3" else None
+                actions = msg.actions if self._version == "1.0" else None
             elif kind is PacketOut:
                 actions = msg.actions
             elif kind is BarrierRequest or kind is PortStatsRequest:
@@ -451,7 +451,7 @@ class Footprints:
             # of the flow-mods in its channel adds one, by a command still to come
             if any(entry.timeouts is not None for entry in table):
                 return None
-            if any(type(msg) is FlowMod and msg.command == "add" and msg.timeouts != NO_TIMEOUTS
+            if any(type(msg) is FlowMod and msg.command in ("add", "modify-or-add") and msg.timeouts != NO_TIMEOUTS
                    for msg in net.value(state, f"cmdq:{dpid}")):
                 return (SwitchProcessCommand(dpid),)
             return Alternatives(((SwitchProcessCommand(dpid),), self._feeders))
