@@ -731,7 +731,7 @@ class Footprints:
                 if getattr(msg, "packet", None) is not None:
                     hdrs.append((msg.packet.hdr, msg.in_port))
                 hdrs.extend((packet.hdr, in_port) for bid, in_port, packet in buffer if bid == msg.buffer_id)
-                actions = msg.actions if kind is PacketOut or self._version != "1.3" else (Output(TABLE),)
+                actions = msg.actions if kind is PacketOut or self._version == "1.0" else (Output(TABLE),)
                 for hdr, in_port in hdrs:
                     done = act(actions or (), hdr, in_port)
                     if done is None:

@@ -32,6 +32,8 @@ SCENARIOS = [
     # OpenFlow-B: the same events; barriers, and messages the platform holds until replies
     ("route-flow", "linear:3", 2, {"protocol": "openflow-b"}),
     ("route-flow", "linear:2", 2, {"bug": "forget-last-hop", "protocol": "openflow-b"}),
+    # a Ryu app for OpenFlow 1.2: a flow-mod's buffered packet goes through the table
+    (f"{DATA}/ryu_openflow12.py:QuarantineAfter12", "linear:2", 2, {}),
 ]
 
 PROPERTIES = ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "delivery"]

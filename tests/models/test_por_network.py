@@ -36,6 +36,8 @@ SCENARIOS = [
     ("route-flow", "linear:3", 2, {"protocol": "openflow-b"}),
     ("route-flow", "linear:3", 1, {"bug": "forget-last-hop", "protocol": "openflow-b"}),
     ("mac-learning", "linear:2", 2, {"bug": "host-unreachable", "protocol": "openflow-b"}),
+    (f"{DATA}/ryu_openflow12.py:QuarantineAfter12", "linear:2", 2, {}),
+    (f"{DATA}/ryu_versions.py:LearningSwitch14", "linear:2", 2, {}),
 ]
 
 
