@@ -181,3 +181,30 @@ def _found(item: dict[str, Any]) -> Found:
         values[name] = value
     lines = frozenset((str(path), int(line)) for path, line in item["lines"])
     return Found(Candidate(**values), lines, item["raised"], int(item["state"]), str(item["behaviour"]))
+
+
+def discovered_traffic(app: Any, *, topology: Any, packets: int, app_options: Mapping[str, Any] | None,
+                       sender: str | None, receiver: str | None, flows: Any, scenario: Any,
+                       seconds: float) -> tuple[Discovery, dict[str, Any]]:
+    """For ``verify --discover``: the discovery, and the traffic keywords of
+    :func:`nice_attendre.frontend.api.build` that verify its packets with the app's default
+    traffic (or with the user's ``flows``, when given). Refuses a ``scenario`` file
+    (:class:`~nice_attendre.errors.InputError`): give ``--flow`` or nothing."""
+    from nice_attendre.errors import InputError
+    from nice_attendre.models.flows import as_flows
+
+    if scenario is not None:
+        raise InputError("--discover adds its packets to the app's default traffic or to --flow: not with "
+                         "--scenario (write the discovered scenario with `nice-attendre discover --scenario-out` "
+                         "and edit it)")
+    own = as_flows([flows] if isinstance(flows, str) else flows) if flows else ()
+    found = discover(app, topology=topology, packets=packets, app_options=app_options, sender=sender,
+                     receiver=receiver, seconds=seconds)
+    chosen = list(own) + [item.packet.flow() for item in found.packets] if own else list(found.flows)
+    if own:
+        from dataclasses import replace
+
+        found = replace(found, default_flows=tuple(own), flows=tuple(chosen))
+    if not chosen:
+        raise InputError("--discover found no packet and the default traffic sends none: nothing to verify")
+    return found, {"packets": 1, "flows": [str(flow) for flow in chosen], "scenario": None}
