@@ -48,6 +48,9 @@ def in_child(work: Callable[[], Any], seconds: float) -> Any:
 
 def _child(work: Callable[[], Any], send: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it ends this process
+    quiet = os.open(os.devnull, os.O_WRONLY)  # CrossHair's debugging output, the app's prints
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
     try:
         reply: list[Any] = ["ok", work()]
     except BaseException as exc:  # noqa: BLE001 - any failure is reported to the parent as data
