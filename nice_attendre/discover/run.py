@@ -50,6 +50,10 @@ class Discovery:
     files: tuple[str, ...]
     seconds: float
     notes: tuple[str, ...] = field(default=())
+    #: the app's default traffic as built (a :class:`~nice_attendre.models.scenario.Scenario`),
+    #: and whether :attr:`default_flows` express all of it
+    default_scenario: Any = field(default=None, compare=False, repr=False)
+    defaults_complete: bool = True
 
     @property
     def solver_seconds(self) -> float:
@@ -133,7 +137,7 @@ def discover(app: Any, *, topology: Any = None, packets: int = 1, app_options: M
         fallbacks.append("no packet a host can send was discovered; the default traffic is verified alone")
     flows = tuple(defaults) + tuple(item.packet.flow() for item in found)
     return Discovery(found, explorations, tuple(fallbacks), tuple(defaults), flows, files,
-                     time.monotonic() - started, tuple(notes))
+                     time.monotonic() - started, tuple(notes), net.scenario, lost is None)
 
 
 def _search(app: Any, states: list[Any], domain: Any, files: tuple[str, ...], seconds: float) -> dict[str, Any]:
@@ -205,6 +209,23 @@ def discovered_traffic(app: Any, *, topology: Any, packets: int, app_options: Ma
         from dataclasses import replace
 
         found = replace(found, default_flows=tuple(own), flows=tuple(chosen))
+    elif not found.defaults_complete:  # the app's own traffic, exactly, then the packets' flows
+        merged = merged_scenario(found.default_scenario, [item.packet.flow() for item in found.packets])
+        return found, {"packets": packets, "flows": None, "scenario": merged}
     if not chosen:
         raise InputError("--discover found no packet and the default traffic sends none: nothing to verify")
     return found, {"packets": 1, "flows": [str(flow) for flow in chosen], "scenario": None}
+
+
+def merged_scenario(default: Any, flows: list[Any]) -> Any:
+    """``default`` (a Scenario) with each of ``flows`` added to its sender's script as a
+    stream of its own."""
+    from nice_attendre.models.scenario import HostSpec, Scenario
+
+    specs = []
+    for spec in default.hosts:
+        own = [flow.script() for flow in flows if flow.src == spec.name]
+        lengths = [end - start for start, end in spec.stream_bounds()] + [len(script) for script in own]
+        script = spec.script + tuple(packet for extra in own for packet in extra)
+        specs.append(HostSpec(spec.name, script, spec.replies, spec.moves, tuple(lengths) if len(lengths) > 1 else ()))
+    return Scenario(default.topology, tuple(specs))

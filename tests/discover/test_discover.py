@@ -107,7 +107,7 @@ def test_the_scenario_is_the_same_under_any_hash_seed(tmp_path: Path) -> None:
     texts = []
     for seed in ("1", "2", "2"):
         out = tmp_path / f"scenario-{len(texts)}.toml"
-        done = subprocess.run([sys.executable, "-m", "nice_attendre.frontend.cli", "discover", CORRECT,
+        done = subprocess.run([str(Path(sys.executable).parent / "nice-attendre"), "discover", CORRECT,
                                "--discover-seconds", SECONDS, "--scenario-out", str(out)],
                               cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True,
                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), timeout=300)
