@@ -21,12 +21,11 @@ _REPLIES = {"data": "echo", "oneway": "none", "syn": "tcp"}
 def default_flows(scenario: Any) -> tuple[tuple[Flow, ...], str | None]:
     """The flows of the app's default traffic ``scenario``, and why some of it is not
     expressible as flows (None: all of it is)."""
+    moves = [f"{spec.name}'s moves" for spec in scenario.hosts if spec.moves]
     if scenario.flows:
-        moves = [spec.name for spec in scenario.hosts if spec.moves]
-        return tuple(scenario.flows), (f"the default traffic's moves ({', '.join(moves)}) are not kept" if moves
-                                       else None)
+        return tuple(scenario.flows), ("not expressible as flows: " + ", ".join(moves)) if moves else None
     flows: list[Flow] = []
-    lost: list[str] = []
+    lost: list[str] = list(moves)
     for spec in scenario.hosts:
         index = 0
         while index < len(spec.script):
