@@ -14,6 +14,8 @@ from nice_attendre.discover.domain import Candidate, key
 DEFAULT_SECONDS = 30.0
 #: Seconds the child may take beyond the solver's budget (replaying and shrinking the packets).
 GRACE_SECONDS = 30.0
+#: Seconds of solver time an app state needs at least; with less left it is not explored (a fallback).
+MIN_SHARE = 0.5
 
 #: What discovery says of statistics inputs (``on_port_stats``).
 STATISTICS = ("port statistics are not discovered: the model already gives a handler that reads them every "
@@ -147,10 +149,15 @@ def _search(app: Any, states: list[Any], domain: Any, files: tuple[str, ...], se
     from nice_attendre.discover.handler import LineRecorder, call
 
     recorder = LineRecorder(files)
-    share = seconds / len(states)
+    deadline = time.monotonic() + seconds
     every: dict[Any, Found] = {}
-    explorations = []
+    explorations: list[tuple[int, int, float, str]] = []
     for number, state in enumerate(states):
+        share = (deadline - time.monotonic()) / (len(states) - number)  # what the states before left
+        if share < MIN_SHARE:
+            explorations.append((number, 0, 0.0, "time"))
+            continue
+
         def replay(candidate: Candidate, state: Any = state) -> Any:
             return recorder.run(lambda: call(app, state, domain.topology, candidate.header(), candidate.dpid,
                                              candidate.in_port))

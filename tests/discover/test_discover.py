@@ -105,7 +105,7 @@ def test_a_ryu_app_gets_its_in_port_branch_not_its_header_branch() -> None:
 @needs_crosshair
 def test_the_scenario_is_the_same_under_any_hash_seed(tmp_path: Path) -> None:
     texts = []
-    for seed in ("1", "2", "2"):
+    for seed in ("1", "2"):
         out = tmp_path / f"scenario-{len(texts)}.toml"
         done = subprocess.run([str(Path(sys.executable).parent / "nice-attendre"), "discover", CORRECT,
                                "--discover-seconds", SECONDS, "--scenario-out", str(out)],
@@ -113,7 +113,7 @@ def test_the_scenario_is_the_same_under_any_hash_seed(tmp_path: Path) -> None:
                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), timeout=300)
         assert done.returncode == 0, done.stderr
         texts.append(out.read_text())
-    assert texts[0] == texts[1] == texts[2]
+    assert texts[0] == texts[1]
     assert 'dport = 8080' in texts[0] and 'ip_src = "10.66.0.0"' in texts[0]
     again = run("verify", CORRECT, "--scenario", str(tmp_path / "scenario-0.toml"))
     assert again.exit_code == 0, again.output
@@ -152,3 +152,12 @@ def test_discover_with_a_scenario_file_is_refused(tmp_path: Path) -> None:
     done = run("verify", CORRECT, "--discover", "--scenario", str(scenario))
     assert done.exit_code == 2, done.output
     assert "not with --scenario" in done.output
+
+
+@needs_crosshair
+def test_a_budget_too_small_falls_back_and_says_so() -> None:
+    done = run("verify", "mac-learning", "--discover", "--discover-seconds", "1", "--json", "/dev/null")
+    assert done.exit_code == 0, done.output  # the default traffic is verified all the same
+    assert "fallback: app state 0: the solver reached its time budget" in done.output
+    assert "h1->h2 (default traffic)" in done.output or "the app's default traffic" in done.output
+    assert "OK: no property violated" in done.output
