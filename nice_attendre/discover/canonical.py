@@ -6,7 +6,8 @@ order are not part of the answer. So every realised path becomes a packet a host
 learn the path it really takes: the set of the app's lines it runs, the exception it
 raises if any, and what it asks of the switches (a replica choice that is an index, not a
 branch, still differs there). Per path, the smallest packet is kept, then shrunk field by field toward
-plain values (no protocol, port 0, the hosts' own addresses, else address octets to 0),
+plain values (the first sender and destination in the topology's order, no protocol, port
+0, the hosts' own addresses, else address octets to 0),
 each change kept only if the replay still takes the same path. The packets are sorted
 (:func:`~nice_attendre.discover.domain.key`): the same app, state and topology give the
 same packets whatever the solver chose.
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from nice_attendre.discover.domain import Candidate, Domain, key
+from nice_attendre.models.addresses import default_ip
 
 #: A packet's path: the lines of the app it runs, the exception it raises (or None), and
 #: what it asks of the switches (:func:`~nice_attendre.discover.handler.behaviour`).
@@ -63,6 +65,7 @@ def shrink(domain: Domain, packet: Candidate, path: Path, replay: Callable[[Cand
         tried = domain.checked(dataclasses.replace(current, **change))
         return tried if tried is not None and tried != current and replay(tried) == path else None
 
+    packet = _first_ends(domain, packet, path, replay)
     for name, values in (("ip_proto", (0, 6, 17)), ("tp_src", SMALL_PORTS), ("tp_dst", SMALL_PORTS)):
         for value in values:
             if value == getattr(packet, name):
@@ -71,8 +74,6 @@ def shrink(domain: Domain, packet: Candidate, path: Path, replay: Callable[[Cand
             if better is not None:
                 packet = better
                 break
-    from nice_attendre.models.addresses import default_ip
-
     own = {"ip_src": default_ip(packet.sender)}
     if packet.dst in domain.hosts or packet.dst == "broadcast":
         own["ip_dst"] = domain.default_ip_dst(packet.dst)
@@ -95,4 +96,30 @@ def shrink(domain: Domain, packet: Candidate, path: Path, replay: Callable[[Cand
             better = attempt(packet, **change)
             if better is not None:
                 packet = better
+    return packet
+
+
+def _first_ends(domain: Domain, packet: Candidate, path: Path, replay: Callable[[Candidate], Path]) -> Candidate:
+    """``packet`` from the first sender, to the first destination (hosts in the topology's
+    order, then broadcast, then the packet's own address destination) that take the same
+    path; an address that was the old end's own becomes the new end's."""
+    address = packet.dst if packet.dst not in domain.hosts and packet.dst != "broadcast" else None
+    for sender, dpid, port in domain.attachments:
+        for target in domain.destinations(sender):
+            if target == "address":
+                if address is None:
+                    continue
+                target = address
+            if (sender, target) == (packet.sender, packet.dst):
+                return packet
+            ip_src = default_ip(sender) if packet.ip_src == default_ip(packet.sender) else packet.ip_src
+            ip_dst = packet.ip_dst
+            if target == address:
+                ip_dst = address
+            elif packet.ip_dst == domain.default_ip_dst(packet.dst):
+                ip_dst = domain.default_ip_dst(target)
+            tried = domain.checked(dataclasses.replace(packet, sender=sender, dst=target, dpid=dpid, in_port=port,
+                                                       ip_src=ip_src, ip_dst=ip_dst))
+            if tried is not None and replay(tried) == path:
+                return tried
     return packet
