@@ -79,9 +79,16 @@ class Discovery:
         from nice_attendre.discover.report import branch
         from nice_attendre.discover.traffic import toml_text
 
-        comments = ["the app's default traffic"] + [None] * (len(self.default_flows) - 1)
+        count = len(self.default_flows)
+        comments: list[str | None] = (["the app's default traffic"] + [None] * (count - 1)) if count else []
+        if not self.defaults_complete and comments:
+            comments[0] = "the part of the app's default traffic that flows express (see the notes)"
         comments += [f"discovered: {found.packet.describe()}; takes {branch(self, found)}" for found in self.packets]
-        return toml_text(self.flows, comments)
+        text = toml_text(self.flows, comments)
+        if not self.defaults_complete:
+            text = ("# The app's default traffic is not (all) expressible as flows: `verify --discover` keeps it "
+                    "exactly;\n# this file holds what flows can say.\n") + text
+        return text
 
 
 def discover(app: Any, *, topology: Any = None, packets: int = 1, app_options: Mapping[str, Any] | None = None,

@@ -68,3 +68,16 @@ def test_the_child_process_returns_data_or_says_why_not() -> None:
         in_child(lambda: (_ for _ in ()).throw(ValueError("boom")), 30)
     with pytest.raises(ChildFailed, match="no answer within 0.5 s"):
         in_child(lambda: __import__("time").sleep(30), 0.5)
+
+
+def test_the_scenario_file_names_each_flow_even_without_default_traffic() -> None:
+    from nice_attendre.discover.canonical import Found
+    from nice_attendre.discover.run import Discovery
+
+    packet = Candidate("h1", "h2", 6, 0, 8080, "10.66.0.0", "10.0.0.2", 1, 1)
+    found = Found(packet, frozenset({("/x/app.py", 7)}), None, 0)
+    discovery = Discovery((found,), (), (), (), (packet.flow(),), (), 1.0, (), None, False)
+    text = discovery.scenario_toml()
+    assert "# discovered: h1 -> h2 tcp 10.66.0.0:0 -> 10.0.0.2:8080 (s1 port 1)" in text
+    assert "default traffic is not (all) expressible" in text
+    assert "# the app's default traffic" not in text
