@@ -42,14 +42,20 @@ needs_crosshair = pytest.mark.skipif(
 
 
 @needs_crosshair
-def test_the_firewall_bug_is_found_by_discovery_only() -> None:
+def test_the_firewall_bug_is_found_by_discovery_only(tmp_path: Path) -> None:
     plain = run("verify", BUGGY, "--coverage")
     assert plain.exit_code == 0, plain.output
     branch = line_of(FIREWALL_PATH, "if quarantined(hdr.ip_src, hdr.tp_dst):")
     assert f"never taken: {FIREWALL_PATH}:{branch} (the branch to line {branch + 1})" in plain.output
 
-    found = run("verify", BUGGY, "--discover", "--discover-seconds", SECONDS, "--coverage")
+    report = tmp_path / "report.json"
+    found = run("verify", BUGGY, "--discover", "--discover-seconds", SECONDS, "--coverage", "--json", str(report))
     assert found.exit_code == 1, found.output
+    data = __import__("json").loads(report.read_text())["discovery"]
+    assert {"packets", "branches", "solver_seconds", "fallbacks", "flows"} <= set(data)
+    quarantined = [p for p in data["packets"] if p["tp_dst"] == 8080 and p["ip_src"] == "10.66.0.0"]
+    assert quarantined and quarantined[0]["branch"] in data["branches"]
+    assert f"{FIREWALL_PATH}:{line_of(FIREWALL_PATH, 'self.drop_quarantined(ev, out)')}" in quarantined[0]["lines"]
     assert "VIOLATION 1: no-forgotten-packets" in found.output
     assert "FAILED: no-forgotten-packets" in found.output
     assert "0->8080" in found.output  # the discovered packet, in the trace
