@@ -81,3 +81,30 @@ def test_the_scenario_file_names_each_flow_even_without_default_traffic() -> Non
     assert "# discovered: h1 -> h2 tcp 10.66.0.0:0 -> 10.0.0.2:8080 (s1 port 1)" in text
     assert "default traffic is not (all) expressible" in text
     assert "# the app's default traffic" not in text
+
+
+def test_the_app_states_share_what_is_left_of_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A state's search that runs over its share leaves less to the states after it; with
+    under MIN_SHARE left a state is not explored (a fake clock: no waiting)."""
+    import nice_attendre.discover.engine as engine
+    import nice_attendre.discover.run as run
+
+    now = [0.0]
+    given: list[float] = []
+
+    class Clock:
+        @staticmethod
+        def monotonic() -> float:
+            return now[0]
+
+    def explore(app, state, domain, seconds):
+        given.append(seconds)
+        now[0] += seconds * 2  # CrossHair runs over: twice its share
+        return engine.Exploration((), seconds * 2, "time")
+
+    monkeypatch.setattr(run, "time", Clock)
+    monkeypatch.setattr(engine, "explore", explore)
+    domain = Domain(load_topology("linear:2"))
+    data = run._search(None, ["s0", "s1", "s2"], domain, (), 30.0)
+    assert given == [10.0, 5.0]  # 30/3; then (30-20)/2; then nothing is left
+    assert data["explorations"][2] == (2, 0, 0.0, "time")
