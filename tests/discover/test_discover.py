@@ -110,18 +110,21 @@ def test_a_ryu_app_gets_its_in_port_branch_not_its_header_branch() -> None:
 
 @needs_crosshair
 def test_the_scenario_is_the_same_under_any_hash_seed(tmp_path: Path) -> None:
-    texts = []
-    for seed in ("1", "2"):
-        out = tmp_path / f"scenario-{len(texts)}.toml"
-        done = subprocess.run([str(Path(sys.executable).parent / "nice-attendre"), "discover", CORRECT,
-                               "--discover-seconds", SECONDS, "--scenario-out", str(out)],
-                              cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True,
-                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), timeout=300)
-        assert done.returncode == 0, done.stderr
-        texts.append(out.read_text())
+    """Two processes at once (PYTHONHASHSEED 1 and 2) write the same scenario file."""
+    outs = [tmp_path / f"scenario-{seed}.toml" for seed in ("1", "2")]
+    children = [subprocess.Popen([str(Path(sys.executable).parent / "nice-attendre"), "discover", CORRECT,
+                                  "--discover-seconds", SECONDS, "--scenario-out", str(out)],
+                                 cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": seed}, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True,
+                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                for seed, out in zip(("1", "2"), outs)]
+    for child in children:
+        _out, err = child.communicate(timeout=300)
+        assert child.returncode == 0, err
+    texts = [out.read_text() for out in outs]
     assert texts[0] == texts[1]
     assert 'dport = 8080' in texts[0] and 'ip_src = "10.66.0.0"' in texts[0]
-    again = run("verify", CORRECT, "--scenario", str(tmp_path / "scenario-0.toml"))
+    again = run("verify", CORRECT, "--scenario", str(outs[0]))
     assert again.exit_code == 0, again.output
 
 
