@@ -371,12 +371,14 @@ def _check_actions(call: str, actions: Any, table_id: int = 0, entry: bool = Tru
     return tuple(actions)
 
 
-def _timeouts(call: str, idle: Any, hard: Any, notify: Any) -> Timeouts:
-    if not idle and not hard and not notify:
+def _timeouts(call: str, idle: Any, hard: Any, notify: Any, cookie: Any = 0, cookie_mask: Any = 0) -> Timeouts:
+    if not idle and not hard and not notify and not cookie and not cookie_mask:
         return NO_TIMEOUTS
     _check_number(call, "idle_timeout", idle, 0, 65535)
     _check_number(call, "hard_timeout", hard, 0, 65535)
-    return Timeouts(idle, hard, bool(notify))
+    _check_number(call, "cookie", cookie, 0, 2**64 - 1)
+    _check_number(call, "cookie_mask", cookie_mask, 0, 2**64 - 1)
+    return Timeouts(idle, hard, bool(notify), cookie, cookie_mask)
 
 
 def _check_number(call: str, name: str, value: Any, low: int, high: int) -> None:
@@ -415,7 +417,7 @@ class Out:
                  priority: int = DEFAULT_PRIORITY, table_id: int = 0,
                  buffer_id: BufferId | None = None, command: str = "add", idle_timeout: int = 0,
                  hard_timeout: int = 0, notify_removed: bool = False, check_overlap: bool = False,
-                 xid: Any = None) -> None:
+                 xid: Any = None, cookie: int = 0, cookie_mask: int = 0) -> None:
         """Add an entry at switch ``dpid``; with ``command="modify"`` give every entry whose
         match is covered by ``match`` these actions (OpenFlow 1.1+: nothing happens if there
         is none); ``"modify-or-add"`` the same, but add the entry when none is covered
@@ -429,7 +431,10 @@ class Out:
         moment: time is not modelled); with ``notify_removed`` the switch tells the app
         (``on_flow_removed``). With ``check_overlap`` (OFPFF_CHECK_OVERLAP) the switch refuses
         an add that overlaps an entry of the same table and priority and tells the app
-        (``on_error``), naming the flow-mod's ``xid`` if given. Raises :class:`BadRequest` for a
+        (``on_error``), naming the flow-mod's ``xid`` if given. ``cookie`` (64 bits) is the
+        added entry's (its flow-removed carries it); a modify or delete with a ``cookie_mask``
+        changes only the entries whose cookie agrees with ``cookie`` on the mask's bits
+        (OpenFlow 1.1+; a modify keeps the entries' cookies). Raises :class:`BadRequest` for a
         malformed argument, and for ``Output(TABLE)`` among the actions of an entry (OpenFlow
         allows it only in a packet-out; a switch refuses such a flow-mod).
         """
@@ -438,6 +443,7 @@ class Out:
                 and table_id == 0 and type(table_id) is int and command in _COMMANDS \
                 and (buffer_id is None or (type(buffer_id) is tuple and len(buffer_id) == 3)) \
                 and not idle_timeout and not hard_timeout and not notify_removed and not check_overlap and xid is None \
+                and not cookie and not cookie_mask \
                 and _plain_actions(actions, _SEQUENCES):
             try:  # the common case inline: this runs for every flow-mod an app sends
                 known = match in valid
@@ -459,7 +465,7 @@ class Out:
         checked = _check_actions(call, actions, table_id, entry=not command.startswith("delete"))
         _check_number(call, "priority", priority, 0, MAX_PRIORITY)
         _check_buffer_id(call, buffer_id)
-        timeouts = _timeouts(call, idle_timeout, hard_timeout, notify_removed)
+        timeouts = _timeouts(call, idle_timeout, hard_timeout, notify_removed, cookie, cookie_mask)
         self.requests.append(FlowModRequest(dpid, match, checked, priority, table_id, buffer_id, command, timeouts,
                                             bool(check_overlap), xid))
 
@@ -597,8 +603,10 @@ class App(Generic[AS]):
     #: Properties the app ships, by name (``--property NAME`` finds them too).
     properties: ClassVar[dict[str, Any]] = {}
     #: The OpenFlow version the switches speak with this app: ``"1.0"`` (a table miss buffers
-    #: the packet and sends a packet-in) or ``"1.3"`` (a miss without a table-miss entry drops
-    #: the packet; a flow-mod's buffered packet goes through the pipeline). Configuration.
+    #: the packet and sends a packet-in; an exact-match entry wins over every wildcard entry;
+    #: a flow-mod's actions apply to its buffered packet), ``"1.2"`` (a table miss as 1.0's,
+    #: the rest as 1.3's) or ``"1.3"`` (a miss without a table-miss entry drops the packet; a
+    #: flow-mod's buffered packet goes through the pipeline). Configuration.
     openflow_version: ClassVar[str] = "1.0"
     #: Whether the app checks itself that a handler call gives the same outcome when made
     #: again with the same input (the Ryu adapter runs the Ryu handlers twice itself, as its

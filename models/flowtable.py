@@ -109,16 +109,19 @@ def covers(general: Match, specific: Match) -> bool:
                for name, value in general.fields)
 
 
-def delete_matching(table: Table, table_id: int, match: Match, strict: bool = False) -> Table:
+def delete_matching(table: Table, table_id: int, match: Match, strict: bool = False, cookie: Any = None) -> Table:
     """``table`` after an OpenFlow delete in ``table_id``.
 
     Non-strict (OFPFC_DELETE): removes every entry whose match is covered by ``match``;
-    strict: only entries whose match equals ``match``. An Attendre buffer action is
-    switch-internal and survives: a deleted entry that buffers keeps only its buffer action.
+    strict: only entries whose match equals ``match``. With ``cookie`` (the flow-mod's
+    :class:`~nice_attendre.models.messages.Timeouts`) only the entries it selects (cookie
+    mask). An Attendre buffer action is switch-internal and survives: a deleted entry that
+    buffers keeps only its buffer action.
     """
     kept = []
     for entry in table:
-        if entry.table_id == table_id and (entry.match == match if strict else covers(match, entry.match)):
+        if entry.table_id == table_id and (entry.match == match if strict else covers(match, entry.match)) \
+                and (cookie is None or cookie.selects(entry.timeouts)):
             if entry.buffer is None:
                 continue
             entry = entry._replace(actions=None, encap=None)
@@ -126,11 +129,15 @@ def delete_matching(table: Table, table_id: int, match: Match, strict: bool = Fa
     return tuple(kept)
 
 
-def modify_matching(table: Table, table_id: int, match: Match, actions: tuple[Action, ...]) -> Table:
+def modify_matching(table: Table, table_id: int, match: Match, actions: tuple[Action, ...],
+                    cookie: Any = None) -> Table:
     """``table`` after a non-strict OpenFlow modify (OFPFC_MODIFY) in ``table_id``: every
-    entry whose match is covered by ``match`` gets ``actions`` (Attendre buffer actions stay)."""
+    entry whose match is covered by ``match`` (and, with ``cookie``, the flow-mod's
+    timeouts, that it selects: see :func:`delete_matching`) gets ``actions`` (Attendre
+    buffer actions stay)."""
     return tuple(entry._replace(actions=actions) if entry.table_id == table_id and entry.actions is not None
-                 and covers(match, entry.match) else entry for entry in table)
+                 and covers(match, entry.match) and (cookie is None or cookie.selects(entry.timeouts))
+                 else entry for entry in table)
 
 
 def behaviour(entry: Entry) -> tuple[Any, ...]:

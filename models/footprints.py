@@ -316,7 +316,7 @@ class Footprints:
                     appends.add(ctrlq)
                 if not releases(msg):
                     continue
-                actions = msg.actions if self._version != "1.3" else None
+                actions = msg.actions if self._version == "1.0" else None
             elif kind is PacketOut:
                 actions = msg.actions
             elif kind is BarrierRequest or kind is PortStatsRequest:

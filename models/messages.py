@@ -38,14 +38,45 @@ class MessageSet(NamedTuple):
     acs: int = 0
 
 
-class Timeouts(NamedTuple):
-    """An entry's timeouts in seconds (0: none) and whether its removal is reported to the
-    controller (a flow-removed message). Time is not modelled: an entry with a timeout may
-    expire at any moment (see :mod:`nice_attendre.models.protocols.openflow`)."""
+class Timeouts(tuple):
+    """An entry's timeouts in seconds (0: none), whether its removal is reported to the
+    controller (a flow-removed message) and its cookie. Time is not modelled: an entry with a
+    timeout may expire at any moment (see :mod:`nice_attendre.models.protocols.openflow`).
 
-    idle: int = 0
-    hard: int = 0
-    notify: bool = False
+    ``cookie`` is the app's opaque 64-bit value for the entry (OpenFlow's flow cookie: carried
+    in its flow-removed). A modify or delete flow-mod's ``cookie_mask`` restricts it to the
+    entries whose ``cookie & cookie_mask`` equals its own (OpenFlow 1.1+; 0: every entry).
+    A tuple ``(idle, hard, notify)``, followed by the cookie and the mask only when they are
+    not 0: an app without cookies has the values (and state fingerprints) it had before
+    cookies were modelled.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, idle: int = 0, hard: int = 0, notify: bool = False, cookie: int = 0,
+                cookie_mask: int = 0) -> "Timeouts":
+        extra = (cookie, cookie_mask) if cookie_mask else (cookie,) if cookie else ()
+        return tuple.__new__(cls, (idle, hard, notify) + extra)
+
+    def __getnewargs__(self) -> tuple[Any, ...]:  # (pickle: the fields, not the tuple)
+        return tuple(self)
+
+    idle = property(lambda self: self[0], doc="The idle timeout (seconds; 0: none).")
+    hard = property(lambda self: self[1], doc="The hard timeout (seconds; 0: none).")
+    notify = property(lambda self: self[2], doc="Whether the entry's removal is reported.")
+    cookie = property(lambda self: self[3] if len(self) > 3 else 0, doc="The flow cookie (0: none).")
+    cookie_mask = property(lambda self: self[4] if len(self) > 4 else 0,
+                           doc="A modify or delete's cookie mask (0: every entry).")
+
+    def entry(self) -> "Timeouts":
+        """What an entry an add makes keeps of these (not a cookie mask)."""
+        return Timeouts(self.idle, self.hard, self.notify, self.cookie) if self.cookie_mask else self
+
+    def selects(self, entry: "Timeouts | None") -> bool:
+        """Whether a modify or delete with these selects an entry with ``entry`` (its
+        timeouts, None for none): its cookie agrees on the bits of the mask."""
+        mask = self.cookie_mask
+        return not mask or ((entry.cookie if entry is not None else 0) & mask) == (self.cookie & mask)
 
     @property
     def expires(self) -> bool:
@@ -55,9 +86,16 @@ class Timeouts(NamedTuple):
         """Why the entry may expire: ``"idle"``, ``"hard"`` or both."""
         return (("idle",) if self.idle else ()) + (("hard",) if self.hard else ())
 
+    def __repr__(self) -> str:
+        extra = f", cookie={self.cookie:#x}" if self.cookie else ""
+        extra += f", cookie_mask={self.cookie_mask:#x}" if self.cookie_mask else ""
+        return f"Timeouts(idle={self.idle}, hard={self.hard}, notify={self.notify}{extra})"
+
     def __str__(self) -> str:
         parts = ([f"idle {self.idle}s"] if self.idle else []) + ([f"hard {self.hard}s"] if self.hard else [])
         parts += ["notify"] if self.notify else []
+        parts += [f"cookie {self.cookie:#x}"] if self.cookie or self.cookie_mask else []
+        parts += [f"mask {self.cookie_mask:#x}"] if self.cookie_mask else []
         return ", ".join(parts)
 
 

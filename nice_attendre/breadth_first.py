@@ -25,7 +25,7 @@ from collections import deque
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from nice_attendre.checker import Limits, Progress, ProgressCallback, end_of_search, state_checks
-from nice_attendre.errors import ModelError, StopRequest, escaped
+from nice_attendre.errors import ModelError, StopRequest, UnsupportedFeature, escaped
 from nice_attendre.fair_cycles import Unfair, group_of
 from nice_attendre.fingerprint import fingerprint_functions
 from nice_attendre.lasso import eventually_reason, settled, termination_reason
@@ -80,6 +80,7 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
     transitions = revisits = max_depth = 0
     depth_cut = False
     stop_reason: str | None = None
+    stop_detail: str | None = None  # (an unsupported feature met mid-search: its message)
     signum: int | None = None
     stop_at: list[float] = [math.inf if limits.max_transitions is None else limits.max_transitions]
     max_states = limits.max_states
@@ -226,6 +227,8 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
         stop_reason, signum = exc.reason, exc.signum
     except KeyboardInterrupt as exc:
         stop_reason, signum = "interrupted", getattr(exc, "signum", signal.SIGINT)
+    except UnsupportedFeature as exc:  # the app met, mid-search, a feature the model lacks
+        stop_reason, stop_detail = "unsupported-feature", str(exc)
     except MemoryError:
         stop_reason = "out-of-memory"
     except Exception:
@@ -240,6 +243,7 @@ def _bfs(system: System[Hashable, Hashable], props: tuple[Property, ...], limits
     stats = Stats(transitions, unique_states, revisits, max_depth, time.monotonic() - start)
     collision = collision_probability(unique_states, unique_states + revisits) if fingerprint else None
     return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metric_ranges, signal=signum,
+                  stop_detail=stop_detail,
                   collision_probability=collision)
 
 

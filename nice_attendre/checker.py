@@ -14,7 +14,7 @@ from types import FrameType
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from nice_attendre.checkpoint import SearchState
-from nice_attendre.errors import InputError, ModelError, StopRequest, escaped
+from nice_attendre.errors import InputError, ModelError, StopRequest, UnsupportedFeature, escaped
 from nice_attendre.fingerprint import fingerprint_functions, keyed_functions, peek_functions
 from nice_attendre.fair_cycles import Unfair, group_of
 from nice_attendre.lasso import eventually_reason, settled, termination_reason
@@ -300,6 +300,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
         fingerprint_of, step = keyed_functions(system)
     add_visited = visited.add
     stop_reason: str | None = None
+    stop_detail: str | None = None  # (an unsupported feature met mid-search: its message)
     signum: int | None = None
     unique = 0
     consistent = True  # whether the search state is one a resume can continue from
@@ -685,6 +686,9 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
     except KeyboardInterrupt as exc:
         stop_reason, signum = "interrupted", getattr(exc, "signum", signal.SIGINT)
         consistent = rolled_back
+    except UnsupportedFeature as exc:  # the app met, mid-search, a feature the model lacks: what was
+        stop_reason, stop_detail = "unsupported-feature", str(exc)  # explored is reported, the feature named
+        consistent = rolled_back
     except MemoryError:
         stop_reason, consistent = "out-of-memory", False
         unique = len(visited)
@@ -709,4 +713,5 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
     collision = (collision_probability(unique_states, unique_states + revisits) if fingerprint
                  and visited is not None else None)
     return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metric_ranges, signal=signum,
+                  stop_detail=stop_detail,
                   collision_probability=collision)

@@ -58,7 +58,7 @@ import traceback
 from typing import Any, Callable, Protocol, Sequence
 
 from nice_attendre.checker import Limits, Progress, ProgressCallback, end_of_search
-from nice_attendre.errors import InputError, ModelError, NiceAttendreError
+from nice_attendre.errors import InputError, ModelError, NiceAttendreError, UnsupportedFeature
 from nice_attendre.fingerprint import fingerprint_functions
 from nice_attendre.partition import BY_FINGERPRINT, Partition
 from nice_attendre.property import EXECUTION_EXPECTATIONS, Expectation, Metric, Property
@@ -266,6 +266,11 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
         stop_reason, stop_detail = "worker-lost", str(exc)
         # the lost worker's parent log is gone with it: violations are reported without traces
         discoveries = _untraced(found, keep_going, "a worker was lost before its trace was rebuilt")
+    except UnsupportedFeature as exc:  # a shard's app met a feature the model lacks (a value computed at run
+        stop_reason, stop_detail = "unsupported-feature", str(exc)  # time): the levels completed are reported
+        # (the other shards' answers to that level may still be on their way: no traces asked for)
+        discoveries = _untraced(found, keep_going, "the search stopped at a feature the model does not have "
+                                "before its trace was rebuilt")
     finally:
         if watchdog is not None:
             watchdog.unbind()
@@ -277,7 +282,8 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
     return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metrics,
                   collision_probability=collision_probability(unique, unique + revisits),
                   balance=Balance(tuple(busy), busiest), signal=signum if stop_reason == "interrupted" else None,
-                  stop_detail=stop_detail if stop_reason == "worker-lost" else None, unchecked=unchecked)
+                  stop_detail=stop_detail if stop_reason in ("worker-lost", "unsupported-feature") else None,
+                  unchecked=unchecked)
 
 
 #: Why the partitioned search leaves out the properties of whole executions.

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from nice_attendre.checker import Limits, Progress, ProgressCallback
-from nice_attendre.errors import InputError, NondeterminismError, StopRequest
+from nice_attendre.errors import InputError, NondeterminismError, StopRequest, UnsupportedFeature
 from nice_attendre.fingerprint import fingerprint_functions
 from nice_attendre.property import EXECUTION_EXPECTATIONS, Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
@@ -63,9 +63,14 @@ from nice_attendre.trace import Step, Trace
 #: Fingerprints of good states one process remembers (a Python set: about 70 bytes each).
 DISTINCT_LIMIT = 1 << 20
 
-#: How a walk ends.
-QUIESCENT, CYCLE, DEPTH, VIOLATION, STOPPED = "quiescent", "cycle", "depth", "violation", "stopped"
-ENDS = (QUIESCENT, CYCLE, DEPTH, VIOLATION, STOPPED)
+#: How a walk ends (``unsupported``: the app asked for a feature the model does not have, in a
+#: value it computed, which the load-time checks cannot see; the run ends with that walk).
+QUIESCENT, CYCLE, DEPTH, VIOLATION, STOPPED, UNSUPPORTED = ("quiescent", "cycle", "depth", "violation", "stopped",
+                                                            "unsupported")
+ENDS = (QUIESCENT, CYCLE, DEPTH, VIOLATION, STOPPED, UNSUPPORTED)
+
+#: The run's stop reason after an :data:`UNSUPPORTED` walk (as the searches'; its detail the message).
+UNSUPPORTED_FEATURE = "unsupported-feature"
 
 #: The expectations a walk checks; properties of any other kind are listed as not checked.
 CHECKED = (Expectation.ALWAYS, Expectation.AT_QUIESCENCE, Expectation.TRANSITION, Expectation.SOMETIMES,
@@ -167,7 +172,8 @@ class WalkResult:
     worker to see hold, ``kinds`` the events it took per event class name, ``metrics``
     each metric's (min, max) over the quiescent states new to its worker. ``violations`` are
     ``(property, expectation value, reason)``; ``events`` (only for a violating walk) the
-    events it took from initial state number ``initial``.
+    events it took from initial state number ``initial``. ``unsupported`` is the refusal's
+    message of a walk that ended :data:`UNSUPPORTED`.
     """
 
     index: int
@@ -184,6 +190,7 @@ class WalkResult:
     initial: int = 0
     loop_start: int | None = None
     saturated: bool = False
+    unsupported: str | None = None
 
 
 def _chooser(bias: Bias, group_of: Callable[[Any], str] | None) -> Callable[[Sequence[Any], Any], Any]:
@@ -322,6 +329,7 @@ class Walker:
         end = STOPPED
         loop_start: int | None = None
         saturated = False
+        unsupported: str | None = None
         # the eventually-properties that have held in no state of the walk yet
         unheld = [p for p in self.eventually if not p.holds(state)]
         try:
@@ -369,6 +377,8 @@ class Walker:
                                                                           metrics)
         except StopRequest:
             end = STOPPED
+        except UnsupportedFeature as exc:  # the event that met it is not taken
+            end, unsupported = UNSUPPORTED, str(exc)
         saturated = len(known) >= self.distinct_limit
         names = self.kind_names
         kinds: Counter[str] = Counter()
@@ -380,7 +390,8 @@ class Walker:
         return WalkResult(index, bias, depth_bound, depth, VIOLATION if violations else end, new.tobytes(),
                           tuple(sorted(kinds.items())), tuple(sometimes),
                           tuple((name, low, high) for name, (low, high) in sorted(metrics.items())),
-                          tuple(violations), tuple(taken) if violations else None, initial, loop_start, saturated)
+                          tuple(violations), tuple(taken) if violations else None, initial, loop_start, saturated,
+                          unsupported)
 
 
 # ---- the coordinator's tally ----------------------------------------------------------------
@@ -428,7 +439,7 @@ class Coverage:
                  f"{self.workers} Ray actors" if self.engine == "ray" else f"{self.workers} worker processes")
         depth = "to quiescence or a repeated state" if self.walk_depth is None else f"at most {self.walk_depth:,} events"
         partial = f" + {self.partial_walks:,} cut short" if self.partial_walks else ""
-        return (f"simulation ({self.walks:,} walks{partial}, seed {self.seed}, biases {', '.join(self.bias_names)}; "
+        return (f"simulation ({self.walks:,} walk{'' if self.walks == 1 else 's'}{partial}, seed {self.seed}, biases {', '.join(self.bias_names)}; "
                 f"walks {depth}; {where})")
 
     def as_json(self) -> dict[str, Any]:
@@ -452,8 +463,10 @@ class Tally:
 
     ``bound`` is the first walk number not to run: ``walks``, lowered to ``k + 1`` by a
     violation in walk ``k`` (without ``keep_going``) and to the end of the walk during which
-    the transitions reached ``max_transitions``. The run is over once every walk below the
-    bound is folded (:attr:`finished`)."""
+    the transitions reached ``max_transitions``, and to ``k + 1`` by a walk ``k`` that met a
+    feature the model does not have (:data:`UNSUPPORTED`, also with ``keep_going``: the run
+    cannot go on without it; the first such walk's message is :attr:`unsupported`). The run
+    is over once every walk below the bound is folded (:attr:`finished`)."""
 
     def __init__(self, properties: Sequence[Property], metrics: Sequence[Metric], options: WalkOptions, *,
                  walks: int | None, max_transitions: int | None, keep_going: bool,
@@ -466,6 +479,7 @@ class Tally:
         self.max_transitions = max_transitions
         self.bound: float = math.inf if walks is None else walks
         self.bound_reason = "walks"
+        self.unsupported: str | None = None
         self.next = 0
         self._pending: dict[int, WalkResult] = {}
         self._partial: list[WalkResult] = []
@@ -495,7 +509,7 @@ class Tally:
     def _lower(self, bound: int, reason: str) -> None:
         if bound < self.bound:
             self.bound, self.bound_reason = bound, reason
-        elif bound == self.bound and reason == "violation":
+        elif bound == self.bound and reason in ("violation", UNSUPPORTED_FEATURE):
             self.bound_reason = reason
 
     def add(self, result: WalkResult) -> None:
@@ -508,6 +522,8 @@ class Tally:
             return
         if result.violations and not self.keep_going:
             self._lower(result.index + 1, "violation")
+        if result.end == UNSUPPORTED:
+            self._lower(result.index + 1, UNSUPPORTED_FEATURE)
         self._pending[result.index] = result
         while self.next in self._pending and self.next < self.bound:
             self._fold(self._pending.pop(self.next))
@@ -542,6 +558,8 @@ class Tally:
         for name, low, high in result.metrics:
             old = self.metrics.get(name, (low, high))
             self.metrics[name] = (min(old[0], low), max(old[1], high))
+        if result.unsupported is not None and self.unsupported is None:
+            self.unsupported = result.unsupported
         for violation in result.violations:
             self.violating[violation[0]] += 1
             if violation[0] not in self.first:
@@ -832,6 +850,8 @@ def _simulate(system: Any, properties: tuple[Property, ...], options: WalkOption
     else:
         stop_reason = stop_reason or "interrupted"
         tally.close()
+    if stop_reason == UNSUPPORTED_FEATURE:
+        stop_detail = tally.unsupported
     elapsed = time.monotonic() - start
     discoveries = []
     for result, (name, expectation, reason) in tally.reported():

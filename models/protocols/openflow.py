@@ -126,7 +126,7 @@ class OpenFlow:
             else dict(settings)
         self.topology = net.topology
         self.monitors = net.options.monitors
-        #: The OpenFlow version the app speaks ("1.0" or "1.3"): configuration, from the app.
+        #: The OpenFlow version the app speaks ("1.0", "1.2" or "1.3"): configuration, from the app.
         self.version: str = net.app.openflow_version
         self._stats_cache: dict[int, tuple[ControllerStats, ...]] = {}
         self._install_cache: dict[tuple[int, int], tuple[FlowMod, int, flowtable.Entry | None]] = {}
@@ -328,11 +328,11 @@ class OpenFlow:
     def to_controller(self, tx: "Tx", dpid: int, in_port: int, packet: Packet, action: ToController,
                       entry: flowtable.Entry | None) -> None:
         """An output-to-controller action: a packet-in with the whole packet, or (``buffered``)
-        with the buffer id of the packet kept here. In OpenFlow 1.3 the packet-in names the
-        entry's table, and its reason is "no-match" when the entry is the table-miss entry
-        (priority 0, matching everything)."""
+        with the buffer id of the packet kept here. In OpenFlow 1.2 and 1.3 the packet-in names
+        the entry's table; in 1.3 its reason is "no-match" when the entry is the table-miss
+        entry (priority 0, matching everything)."""
         table_id, reason = 0, "action"
-        if self.version == "1.3" and entry is not None:
+        if self.version != "1.0" and entry is not None:
             table_id = entry.table_id
             if self.is_table_miss_entry(entry):
                 reason = "no-match"
@@ -472,22 +472,23 @@ class OpenFlow:
         else:
             table = tx.get(slot)
             before = table
+            selects = msg.timeouts if msg.timeouts.cookie_mask else None  # (cookie mask)
             if msg.command == "modify-or-add" and not any(
                     e.table_id == msg.table_id and e.actions is not None and flowtable.covers(msg.match, e.match)
                     for e in table):  # OpenFlow 1.0: a modify that finds no entry adds one
                 entry = flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions)
                 table = flowtable.put(table, entry)
             elif msg.command in ("modify", "modify-or-add"):
-                table = flowtable.modify_matching(table, msg.table_id, msg.match, msg.actions)
+                table = flowtable.modify_matching(table, msg.table_id, msg.match, msg.actions, selects)
                 entry = None
             elif msg.command in ("delete", "delete-strict"):
                 table = flowtable.delete_matching(table, msg.table_id, msg.match,
-                                                  strict=msg.command == "delete-strict")
+                                                  strict=msg.command == "delete-strict", cookie=selects)
                 entry = None
             else:
                 extra = fields(table) if fields is not None else {}
                 if msg.timeouts != NO_TIMEOUTS:
-                    extra["timeouts"] = msg.timeouts
+                    extra["timeouts"] = msg.timeouts.entry()
                     self.net.timers = self.net.timers or msg.timeouts.expires
                 entry = flowtable.make_entry(msg.table_id, msg.priority, msg.match, msg.actions, **extra)
                 table = flowtable.put(table, entry)
@@ -530,8 +531,8 @@ class OpenFlow:
 
     def release_actions(self, msg: FlowMod) -> tuple[Any, ...]:
         """What a flow-mod/packet-out does to its buffered packet: OpenFlow 1.0 applies the new
-        entry's actions; 1.3 sends the packet through the pipeline from table 0 (OFPP_TABLE)."""
-        return (Output(TABLE),) if self.version == "1.3" else msg.actions
+        entry's actions; 1.2 and 1.3 send the packet through the pipeline from table 0 (OFPP_TABLE)."""
+        return (Output(TABLE),) if self.version != "1.0" else msg.actions
 
     def release_buffered(self, tx: "Tx", dpid: int, buffer_id: BufferId, actions: tuple[Any, ...],
                          transform: Callable[[Packet], Packet] | None = None) -> None:

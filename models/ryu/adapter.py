@@ -30,7 +30,8 @@ constructor gets the app options as keyword arguments). Then:
   ``OFP_VERSIONS`` (1.3 when it is None); the switches speak it, with the semantics of
   :data:`VERSIONS` (``App.openflow_version``).
 * **Refused** (:class:`UnsupportedFeature`, naming the feature) when the class is adapted,
-  before any transition, by reading its code (:mod:`.scan`); and, as a safeguard, when
+  before any transition, by reading its code: the names it uses (:mod:`.scan`) and the
+  constant arguments of the os-ken messages it builds (:mod:`.literals`); and, as a safeguard, when
   called: ``_CONTEXTS``, threads
   (``hub.spawn`` in the constructor, ``start`` or a handler), blocking (``hub.sleep``,
   ``time.sleep``), ``send_request`` (blocking requests, as ``ofctl.api`` makes),
@@ -47,7 +48,7 @@ from typing import Any, Callable, ClassVar
 from os_ken.base import app_manager
 from os_ken.controller import handler as ryu_handler
 from os_ken.controller import ofp_event
-from os_ken.ofproto import ofproto_v1_0, ofproto_v1_3
+from os_ken.ofproto import ofproto_protocol, ofproto_v1_0, ofproto_v1_3
 
 from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models import determinism
@@ -56,6 +57,7 @@ from nice_attendre.models.messages import BarrierReply, Error, FlowRemoved, Pack
 from nice_attendre.models.ryu import env
 from nice_attendre.models.ryu.codec import Codec
 from nice_attendre.models.ryu.datapath import CheckerDatapath
+from nice_attendre.models.ryu.literals import refuse_literal_values
 from nice_attendre.models.ryu.scan import names, refuse_unsupported, uses_xids
 from nice_attendre.models.ryu.state import Frozen, freeze_attributes, restore_attributes
 from nice_attendre.models.ryu.translate import Translator, refuse
@@ -66,12 +68,10 @@ from nice_attendre.models.topology import Topology
 NAMES = {ofproto_v1_0.OFP_VERSION: "1.0", 0x03: "1.2", ofproto_v1_3.OFP_VERSION: "1.3", 0x05: "1.4", 0x06: "1.5"}
 #: Wire version -> the model's switch semantics (``App.openflow_version``): OpenFlow 1.2's
 #: switches send a packet-in on a table miss (its default table configuration,
-#: OFPTC_TABLE_MISS_CONTROLLER), as the model's 1.0 switches do; 1.4 and 1.5 keep 1.3's
-#: table-miss entry. (The model's 1.0 semantics also give an exact-match entry precedence
-#: and apply a flow-mod's actions to its buffered packet, where a 1.2 switch would send the
-#: packet through the table: the same outcome unless another entry of higher priority
-#: overlaps.)
-VERSIONS = {ofproto_v1_0.OFP_VERSION: "1.0", 0x03: "1.0", ofproto_v1_3.OFP_VERSION: "1.3", 0x05: "1.3", 0x06: "1.3"}
+#: OFPTC_TABLE_MISS_CONTROLLER), as the model's 1.0 switches do, and otherwise behave as 1.3's
+#: (no exact-match precedence; a flow-mod's buffered packet goes through the flow table):
+#: "1.2"; 1.4 and 1.5 keep 1.3's table-miss entry.
+VERSIONS = {ofproto_v1_0.OFP_VERSION: "1.0", 0x03: "1.2", ofproto_v1_3.OFP_VERSION: "1.3", 0x05: "1.3", 0x06: "1.3"}
 
 #: The name of the datapaths' transaction-id counters in the frozen state (put first; an
 #: app attribute of that name is refused).
@@ -350,6 +350,12 @@ class RyuAdapter(App[Frozen]):
                         if not phases or phase in phases:
                             try:
                                 method(ev)
+                            except UnsupportedFeature as exc:  # met mid-search: say where
+                                _locate(exc, self._files)
+                                where = getattr(exc, "app_where", None)
+                                if where is None:
+                                    raise
+                                raise UnsupportedFeature(f"{exc} (sent at {where})") from None
                             except BaseException as exc:
                                 _locate(exc, self._files)
                                 raise
@@ -429,6 +435,7 @@ def adapt_class(ryu_class: type) -> type:
     """The :class:`RyuAdapter` subclass for ``ryu_class``, named like it (made once per class)."""
     refuse_unsupported(ryu_class, app_manager.OSKenApp)
     wire_version = negotiate(ryu_class)
+    refuse_literal_values(ryu_class, app_manager.OSKenApp, *ofproto_protocol._versions[wire_version])
     if wire_version not in (ofproto_v1_0.OFP_VERSION, ofproto_v1_3.OFP_VERSION) \
             and "OFPPortStatsRequest" in names(ryu_class, app_manager.OSKenApp):
         raise refuse(f"port statistics in OpenFlow {NAMES[wire_version]} (the checker's switches report them in 1.0 "

@@ -103,6 +103,29 @@ class Codec:
         assert len(data) == FRAME_LENGTH, len(data)
         return data
 
+    def header_of(self, data: bytes, ip_proto: int = 0) -> Header:
+        """The model's header of an Ethernet/IPv4/TCP frame ``data`` (as an app builds one
+        with os-ken's packet library; ``ip_proto`` is the header's protocol number, which
+        the model's frames, all TCP on the wire, leave to the packet). Raises
+        :class:`UnsupportedFeature` naming what the model's packets do not have (another
+        protocol, a VLAN tag, IP options or a TOS, a payload)."""
+        try:
+            parsed = os_ken_packet.Packet(bytes(data))
+        except Exception as exc:  # noqa: BLE001 - os-ken's parser on the app's bytes
+            raise UnsupportedFeature(f"Ryu apps: a packet-out of a frame os-ken cannot parse ({exc})") from None
+        protocols = [p for p in parsed.protocols if not isinstance(p, (bytes, bytearray))]
+        names = [type(p).__name__ for p in protocols]
+        if names != ["ethernet", "ipv4", "tcp"]:
+            raise UnsupportedFeature(f"Ryu apps: a packet-out of a {'/'.join(names) or 'raw'} frame (the model's "
+                                     "packets are Ethernet/IPv4/TCP)")
+        eth, ip, segment = protocols
+        payload = b"".join(bytes(p) for p in parsed.protocols if isinstance(p, (bytes, bytearray)))
+        if ip.tos or ip.header_length != 5 or payload.rstrip(b"\0"):
+            raise UnsupportedFeature("Ryu apps: a packet-out of a frame with IP options, a TOS or a payload (the "
+                                     "model's packets have none)")
+        return Header(self.host_of_mac(eth.src), self.host_of_mac(eth.dst), self.host_of_ip(ip.src),
+                      self.host_of_ip(ip.dst), segment.src_port, segment.dst_port, ip_proto)
+
     # ---- buffer ids ---------------------------------------------------------------------
 
     def buffer_int(self, buffer_id: BufferId) -> int:

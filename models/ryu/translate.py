@@ -12,27 +12,40 @@ normalises its match whichever OFPMatch API built it. The request goes into the 
   (it may expire at any moment; its removal comes back as EventOFPFlowRemoved); the counter
   flags (OFPFF_RESET_COUNTS, OFPFF_NO_PKT_COUNTS, OFPFF_NO_BYT_COUNTS) have no effect. An
   ADD with OFPFF_CHECK_OVERLAP is refused by the switch when it overlaps an entry of the same
-  table and priority (EventOFPErrorMsg, OFPET_FLOW_MOD_FAILED/OFPFMFC_OVERLAP).
-* ``OFPPacketOut`` of a buffered packet, or of the frame of the packet-in being handled
-  (OFP_NO_BUFFER with ``data=msg.data``).
+  table and priority (EventOFPErrorMsg, OFPET_FLOW_MOD_FAILED/OFPFMFC_OVERLAP, its data the
+  flow-mod's first 64 bytes). The cookie is the entry's (EventOFPFlowRemoved carries it); a
+  1.2+ MODIFY or DELETE with a cookie_mask changes only the entries whose cookie agrees with
+  its own on the mask's bits.
+* ``OFPPacketOut`` of a buffered packet, or of a frame while a packet-in is handled
+  (OFP_NO_BUFFER with data): the packet-in's own frame, or one the app built (with os-ken's
+  packet library), which is that packet with the frame's headers, as if rewritten by
+  set-field actions; a frame with headers the model's packets lack (ARP, VLAN, UDP, a
+  payload...) is refused.
 * ``OFPBarrierRequest``, ``OFPPortStatsRequest`` (all ports), ``OFPSetConfig`` (when it
-  changes nothing the model shows: flags 0, miss_send_len at least the frame length).
+  changes nothing the model shows: the IP-fragment flags, which have no effect as the
+  model has no fragments; miss_send_len at least the frame length).
 
-Matches: in-port, Ethernet and IPv4 addresses, TCP ports; eth_type/dl_type IPv4, ip_proto
-TCP, no VLAN and TOS/DSCP 0 hold for every packet of the model and are dropped. Actions:
+Matches: in-port, Ethernet and IPv4 addresses, TCP ports; IPv4 prefixes (a contiguous mask;
+1.0's nw_*_mask); an Ethernet mask of every bit or of none (the address, or any);
+eth_type/dl_type IPv4, ip_proto TCP, no VLAN and TOS/DSCP 0 hold for every packet of the
+model and are dropped. Actions:
 output to a port, FLOOD/ALL, CONTROLLER, TABLE (packet-out only); OpenFlow 1.3 instructions:
-apply-actions and goto-table. Everything else (groups, meters, other messages, masks,
-header rewriting, cookies, other flags, strict modify/delete, ...) raises
-:class:`UnsupportedFeature` naming it.
+apply-actions and goto-table. Everything else (groups, meters, other messages, other masks,
+header rewriting, other flags, strict modify/delete, ...) raises
+:class:`UnsupportedFeature` naming it; :mod:`.literals` refuses, when the app is loaded, what
+its code gives as constants, and a value computed at run time stops the search where it is
+met (the explored part reported).
 """
 from __future__ import annotations
 
-from typing import Any
+import ipaddress
+from typing import Any, NamedTuple
 
 from os_ken.lib import addrconv
 from os_ken.ofproto import ofproto_parser
 
 from nice_attendre.errors import UnsupportedFeature
+from nice_attendre.models.addresses import is_prefix
 from nice_attendre.models.app import Out
 from nice_attendre.models.messages import TABLE, BufferId, PacketIn
 from nice_attendre.models.packet import Action, Flood, GotoTable, Match, Output, ToController
@@ -59,6 +72,19 @@ _FLAG_NAMES = ("OFPFF_SEND_FLOW_REM", "OFPFF_CHECK_OVERLAP", "OFPFF_EMERG", "OFP
 
 
 _NAMES = {0x01: "1.0", 0x03: "1.2", 0x04: "1.3", 0x05: "1.4", 0x06: "1.5"}
+
+
+#: How much of a refused request an error message carries (OpenFlow: at least 64 bytes).
+ERROR_DATA_LENGTH = 64
+
+
+class SentXid(NamedTuple):
+    """What a Ryu flow-mod's ``xid`` field in the model holds: the app's transaction id and
+    the first :data:`ERROR_DATA_LENGTH` bytes of the message as os-ken serialised it, which
+    an error about it (EventOFPErrorMsg) echoes in its ``data``, as a switch does."""
+
+    xid: int
+    data: bytes
 
 
 def refuse(feature: str) -> UnsupportedFeature:
@@ -98,11 +124,24 @@ class Translator:
                 raise refuse(f"port statistics of one port (port_no={msg.port_no})")
             out.request_port_stats(datapath.id)
         elif name == "OFPSetConfig":
-            if msg.flags != 0 or msg.miss_send_len < FRAME_LENGTH:
-                raise refuse(f"OFPSetConfig with flags={msg.flags}, miss_send_len={msg.miss_send_len} "
-                             f"(accepted: flags 0 and miss_send_len >= {FRAME_LENGTH}, the frame length)")
+            self.set_config(datapath, msg)
         else:
             raise refuse(_FEATURES.get(name, f"{name} messages"))
+
+    def set_config(self, datapath: Any, msg: Any) -> None:
+        """OFPSetConfig: what it sets changes nothing the model shows, or it is refused. The
+        IP-fragment flags (OFPC_FRAG_*) and 1.2's OFPC_INVALID_TTL_TO_CONTROLLER: the model has
+        no fragments and no TTL (accepted, no effect); ``miss_send_len``: every frame of the
+        model is :data:`FRAME_LENGTH` bytes, so any length from that up sends it whole (a
+        smaller one, which truncates the packet-ins, is refused)."""
+        ofp = datapath.ofproto
+        harmless = ofp.OFPC_FRAG_MASK | getattr(ofp, "OFPC_INVALID_TTL_TO_CONTROLLER", 0)
+        if msg.flags & ~harmless:
+            raise refuse(f"OFPSetConfig flags {msg.flags:#x} (accepted: the IP-fragment flags OFPC_FRAG_*, which "
+                         "have no effect: the model's packets are never fragments)")
+        if msg.miss_send_len < FRAME_LENGTH:
+            raise refuse(f"OFPSetConfig with miss_send_len={msg.miss_send_len} (truncated packet-ins; accepted: "
+                         f"miss_send_len >= {FRAME_LENGTH}, the model's frame length)")
 
     # ---- flow-mod -----------------------------------------------------------------------
 
@@ -115,8 +154,6 @@ class Translator:
         if command is None:
             strict = {ofp.OFPFC_MODIFY_STRICT: "OFPFC_MODIFY_STRICT", ofp.OFPFC_DELETE_STRICT: "OFPFC_DELETE_STRICT"}
             raise refuse(f"flow-mod command {strict.get(parsed.command, parsed.command)}")
-        if parsed.cookie != 0 or getattr(parsed, "cookie_mask", 0) != 0:
-            raise refuse(f"flow cookies (cookie={parsed.cookie:#x})")
         flags = [flag for flag in _FLAG_NAMES if hasattr(ofp, flag) and parsed.flags & getattr(ofp, flag)
                  and flag not in _HARMLESS_FLAGS and flag not in ("OFPFF_SEND_FLOW_REM", "OFPFF_CHECK_OVERLAP")]
         if flags:
@@ -127,9 +164,16 @@ class Translator:
         if command != "delete" and (parsed.idle_timeout or parsed.hard_timeout or parsed.flags & ofp.OFPFF_SEND_FLOW_REM):
             timeouts = {"idle_timeout": parsed.idle_timeout, "hard_timeout": parsed.hard_timeout,
                         "notify_removed": bool(parsed.flags & ofp.OFPFF_SEND_FLOW_REM)}
+        # The cookie is the entry's an add makes; a 1.3 modify or delete's cookie_mask selects
+        # entries by it (1.0 has no mask: its modify and delete ignore cookies).
+        if command == "add" or command == "modify-or-add":
+            if parsed.cookie:
+                timeouts["cookie"] = parsed.cookie
+        elif getattr(parsed, "cookie_mask", 0):
+            timeouts["cookie"], timeouts["cookie_mask"] = parsed.cookie, parsed.cookie_mask
         if command == "add" and parsed.flags & ofp.OFPFF_CHECK_OVERLAP:
             timeouts["check_overlap"] = True
-            timeouts["xid"] = parsed.xid  # (the error about it names it)
+            timeouts["xid"] = SentXid(parsed.xid, bytes(msg.buf[:ERROR_DATA_LENGTH]))  # (the error about it echoes them)
         if command == "delete":
             any_port = ofp.OFPP_NONE if self.version == "1.0" else ofp.OFPP_ANY
             if parsed.out_port != any_port or (self.version == "1.3" and parsed.out_group != ofp.OFPG_ANY):
@@ -185,8 +229,9 @@ class Translator:
             ignored_bits = (wildcards & mask) >> shift
             if ignored_bits >= 32:
                 continue
-            if ignored_bits:
-                raise refuse(f"matching {name} on a prefix (/{32 - ignored_bits})")
+            if ignored_bits:  # a prefix: the model's IPv4 matches take them
+                fields[field] = f"{_ipv4_text(getattr(match, name))}/{32 - ignored_bits}"
+                continue
             fields[field] = self.codec.host_of_ip(_ipv4_text(getattr(match, name)))
         if not wildcards & ofp.OFPFW_TP_SRC:
             fields["tp_src"] = match.tp_src
@@ -199,13 +244,15 @@ class Translator:
         in_port = None
         for name, value in match._fields2:
             if isinstance(value, tuple):
-                raise refuse(f"masked match fields ({name}={value[0]}/{value[1]})")
+                value = _unmasked(name, *value)
+                if value is None:  # a mask of 0: every value
+                    continue
             if name == "in_port":
                 in_port = value
             elif name in ("eth_src", "eth_dst"):
                 fields[name] = self.codec.host_of_mac(value)
             elif name in ("ipv4_src", "ipv4_dst"):
-                fields["ip_" + name[5:]] = self.codec.host_of_ip(value)
+                fields["ip_" + name[5:]] = value if is_prefix(value) else self.codec.host_of_ip(value)
             elif name in ("tcp_src", "tcp_dst"):
                 fields["tp_" + name[4:]] = value
             elif name == "eth_type":
@@ -285,11 +332,19 @@ class Translator:
             out.packet_out(datapath.id, actions, buffer_id=buffer_id, in_port=in_port)
             return
         data = bytes(msg.data) if msg.data is not None else b""
-        if context is None or data != self.codec.frame(context.packet):
-            raise refuse("a packet-out of a frame other than the packet-in's being handled (OFP_NO_BUFFER "
-                         "with data the app built or kept)" if data else
-                         "a packet-out without a buffer id and without data")
-        out.packet_out(datapath.id, actions, in_port=in_port, packet=context.packet)
+        if not data:
+            raise refuse("a packet-out without a buffer id and without data")
+        if context is None:
+            raise refuse("a packet-out of a frame outside a packet-in handler (OFP_NO_BUFFER with data: the model "
+                         "names every packet by the host that sent it)")
+        packet = context.packet
+        if data != self.codec.frame(packet):
+            # A frame the app built while handling the packet-in: that packet with the frame's
+            # headers, as if rewritten by set-field actions (its identity stays).
+            header = self.codec.header_of(data, packet.hdr.ip_proto)
+            if header != packet.hdr:
+                packet = packet._replace(hdr=header)
+        out.packet_out(datapath.id, actions, in_port=in_port, packet=packet)
 
 
 def _constant(present: bool, name: str, value: Any, every: Any, meaning: str) -> None:
@@ -297,6 +352,30 @@ def _constant(present: bool, name: str, value: Any, every: Any, meaning: str) ->
     ``value`` is that value, refused otherwise."""
     if present and value != every:
         raise refuse(f"matching {name}={value!r} (every packet of the model has {name}={every!r}: {meaning})")
+
+
+def _unmasked(name: str, value: Any, mask: Any) -> Any:
+    """The model's value for a masked OXM field (os-ken's ``(value, mask)``): an IPv4
+    address with a prefix mask is a prefix (``10.0.0.0/24``); a mask of every bit is the
+    value itself and a mask of none matches every value (None). Other masks (an Ethernet
+    address in part, an IPv4 mask with holes, other fields) are refused: the model's
+    matches compare the other fields whole."""
+    if name in ("ipv4_src", "ipv4_dst"):
+        try:
+            network = ipaddress.IPv4Network(f"{value}/{mask}", strict=False)
+        except ValueError:
+            network = None
+        if network is not None:
+            if network.prefixlen == 32:
+                return str(network.network_address)
+            return None if network.prefixlen == 0 else str(network)
+    elif name in ("eth_src", "eth_dst"):
+        if mask.lower() == "ff:ff:ff:ff:ff:ff":
+            return value
+        if mask == "00:00:00:00:00:00":
+            return None
+    raise refuse(f"masked match fields ({name}={value}/{mask}: the model matches "
+                 f"{'IPv4 addresses whole or by prefix' if name.startswith('ipv4') else 'it whole'})")
 
 
 def _ipv4_text(value: int) -> str:

@@ -17,15 +17,18 @@ plausible numbers for that class, over :data:`STATS_DURATION` seconds:
 """
 from __future__ import annotations
 
+import ipaddress
 import struct
 from typing import Any
 
 from os_ken import utils
 from os_ken.ofproto import ofproto_parser
 
+from nice_attendre.models.addresses import is_prefix
 from nice_attendre.models.messages import Error, FlowRemoved, PacketIn, PortStatus
 from nice_attendre.models.packet import Match
 from nice_attendre.models.ryu.codec import ETH_TYPE_IPV4, IP_PROTO_TCP, Codec
+from nice_attendre.models.ryu.translate import SentXid
 
 #: Seconds the reported port counters cover (OpenFlow 1.3's duration_sec).
 STATS_DURATION = 10
@@ -172,7 +175,12 @@ class Wire:
                 if name in ("eth_src", "eth_dst"):
                     value = self.codec.mac(value)
                 elif name in ("ip_src", "ip_dst"):
-                    value = self.codec.ip(value)
+                    if is_prefix(value):  # 1.0: the prefix length as nw_*_mask
+                        address, length = value.split("/")
+                        wire[names[name] + "_mask"] = int(length)
+                        value = address
+                    else:
+                        value = self.codec.ip(value)
                 wire[names.get(name, name)] = value
             if any(name.startswith(("ip_", "tp_")) for name in fields):
                 wire["dl_type"] = ETH_TYPE_IPV4
@@ -191,14 +199,19 @@ class Wire:
             oxm["ip_proto"] = IP_PROTO_TCP
         for name in ("ip_src", "ip_dst"):
             if name in fields:
-                oxm["ipv4_" + name[3:]] = self.codec.ip(fields[name])
+                value = fields[name]
+                if is_prefix(value):  # (address, mask)
+                    network = ipaddress.IPv4Network(value)
+                    oxm["ipv4_" + name[3:]] = (str(network.network_address), str(network.netmask))
+                else:
+                    oxm["ipv4_" + name[3:]] = self.codec.ip(value)
         for name in ("tp_src", "tp_dst"):
             if name in fields:
                 oxm["tcp_" + name[3:]] = fields[name]
         return parser.OFPMatch(**oxm)
 
     def flow_removed(self, datapath: Any, ev: FlowRemoved) -> Any:
-        """The OFPFlowRemoved for the model's ``ev`` (no cookie, counters 0: the model has none)."""
+        """The OFPFlowRemoved for the model's ``ev`` (the entry's cookie; counters 0: the model has none)."""
         ofp = datapath.ofproto
         parser = datapath.ofproto_parser
         reason = {"idle": ofp.OFPRR_IDLE_TIMEOUT, "hard": ofp.OFPRR_HARD_TIMEOUT}.get(ev.reason, ofp.OFPRR_DELETE)
@@ -206,15 +219,15 @@ class Wire:
         idle, hard = ev.timeouts.idle, ev.timeouts.hard
         if ofp.OFP_VERSION == 0x01:
             msg = parser.OFPFlowRemoved(datapath)
-            msg.match, msg.cookie, msg.priority, msg.reason = match, 0, ev.priority, reason
+            msg.match, msg.cookie, msg.priority, msg.reason = match, ev.timeouts.cookie, ev.priority, reason
             msg.duration_sec = msg.duration_nsec = msg.packet_count = msg.byte_count = 0
             msg.idle_timeout = idle
         elif ofp.OFP_VERSION >= 0x06:
             msg = parser.OFPFlowRemoved(datapath, table_id=ev.table_id, reason=reason, priority=ev.priority,
-                                        idle_timeout=idle, hard_timeout=hard, cookie=0, match=match,
+                                        idle_timeout=idle, hard_timeout=hard, cookie=ev.timeouts.cookie, match=match,
                                         stats=parser.OFPStats(duration=(0, 0), packet_count=0, byte_count=0))
         else:
-            msg = parser.OFPFlowRemoved(datapath, cookie=0, priority=ev.priority, reason=reason,
+            msg = parser.OFPFlowRemoved(datapath, cookie=ev.timeouts.cookie, priority=ev.priority, reason=reason,
                                         table_id=ev.table_id, duration_sec=0, duration_nsec=0, idle_timeout=idle,
                                         hard_timeout=hard, packet_count=0, byte_count=0, match=match)
         msg.xid = 0
@@ -222,12 +235,15 @@ class Wire:
 
     def error(self, datapath: Any, ev: Error) -> Any:
         """The OFPErrorMsg for the model's ``ev``: OFPET_FLOW_MOD_FAILED, OFPFMFC_OVERLAP, with
-        the refused flow-mod's xid. (The model's flow-mod does not keep its bytes: the error's
-        data is empty.)"""
+        the refused flow-mod's xid and, as its data, the flow-mod's first 64 bytes as os-ken
+        serialised them (OpenFlow: at least 64 bytes of the failed request), so an app can
+        parse them (:class:`~nice_attendre.models.ryu.translate.SentXid`)."""
         ofp = datapath.ofproto
+        sent = ev.request.xid
+        xid, data = (sent.xid, sent.data) if isinstance(sent, SentXid) else (sent if isinstance(sent, int) else 0, b"")
         msg = datapath.ofproto_parser.OFPErrorMsg(datapath, type_=ofp.OFPET_FLOW_MOD_FAILED, code=ofp.OFPFMFC_OVERLAP,
-                                                  data=b"")
-        msg.xid = ev.request.xid if isinstance(ev.request.xid, int) else 0
+                                                  data=data)
+        msg.xid = xid
         return msg
 
     def port_status(self, datapath: Any, ev: PortStatus) -> Any:

@@ -256,7 +256,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     from nice_attendre.frontend.hard_stop import hard_stop_writer
     from nice_attendre.frontend.headers import network_header
     from nice_attendre.output import check_writable, write_atomic
-    from nice_attendre.frontend.report import CheckedNarrator, json_report, text_report, verdict_line, verdict_of
+    from nice_attendre.frontend.report import CheckedNarrator, exit_verdict, json_report, text_report, verdict_line
     from nice_attendre.frontend.simulation import check_simulation, random_seed
     from nice_attendre.watchdog import Watchdog
 
@@ -395,7 +395,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                 if not write_trace(trace_path, trace_format, result, net, {"app": app, **options}, narrate, header):
                     click.echo("--trace-out: no violation with a trace; nothing written", err=True)
 
-        finish(verdict_of(result), result.signal, lambda: verdict_line(result),
+        finish(exit_verdict(result), result.signal, lambda: verdict_line(result),
                (write_text, write_json, write_trace_file), ctx)
 
 

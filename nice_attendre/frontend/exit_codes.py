@@ -18,7 +18,9 @@ class ExitCode(enum.IntEnum):
     OK = 0
     #: A property was violated (the report shows its trace).
     VIOLATION = 1
-    #: Bad input or usage: an unknown name, a malformed file or option (one line, no traceback).
+    #: Bad input or usage: an unknown name, a malformed file or option (one line, no traceback);
+    #: also a feature of the app the model does not have, met in the middle of the search (the
+    #: report of the part explored names it), when no violation was found before it.
     INPUT = 2
     #: Incomplete: a limit (--max-transitions, --max-states, --max-depth, --max-seconds,
     #: --max-memory), exhausted memory, a lost worker process (killed, stopped) or user code
@@ -59,9 +61,12 @@ def for_signal(signum: int | None) -> int:
 
 def for_verdict(verdict: str, signum: int | None = None) -> int:
     """The exit code of a search's verdict (``ok``, ``violated``, ``nondeterministic``,
-    ``incomplete``, ``interrupted``)."""
+    ``incomplete``, ``interrupted``; ``unsupported``: it stopped where the app used a feature
+    the model does not have, exit 2)."""
     if verdict == "nondeterministic":
         return ExitCode.NONDETERMINISTIC
+    if verdict == "unsupported":  # the search met a feature the model does not have
+        return ExitCode.INPUT
     if verdict == "violated":
         return ExitCode.VIOLATION
     if verdict == "ok":

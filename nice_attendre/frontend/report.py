@@ -77,6 +77,7 @@ STOP_REASONS = {
     "interrupted": "interrupted by Ctrl-C",
     "worker-lost": "a worker was lost",
     "walks": "ran the walks asked for",
+    "unsupported-feature": "stopped at a feature the model does not have",
 }
 
 
@@ -124,6 +125,14 @@ def verdict_of(result: Result) -> str:
     return result.verdict
 
 
+def exit_verdict(result: Result) -> str:
+    """The verdict the exit code follows: :func:`verdict_of`, but ``unsupported`` (exit 2,
+    bad input, as a refusal when the app is loaded) for a search that stopped at a feature
+    the model does not have without finding a violation (a violation found keeps 1)."""
+    verdict = verdict_of(result)
+    return "unsupported" if verdict == "incomplete" and result.stop_reason == "unsupported-feature" else verdict
+
+
 def verdict_line(result: Result) -> str:
     """The last line of a report: ``OK``, ``FAILED: ...``, ``NONDETERMINISTIC: ...``,
     ``INCOMPLETE: ...`` or ``INTERRUPTED: ...``. Only a complete search without violation
@@ -133,8 +142,16 @@ def verdict_line(result: Result) -> str:
         others = [name for name in dict.fromkeys(d.property for d in result.discoveries) if name != NONDETERMINISM]
         return (f"NONDETERMINISTIC: an app handler is not a function of its input ({NONDETERMINISM}), so what the "
                 "search finds depends on the run" + (f"; also violated: {', '.join(others)}" if others else ""))
+    unsupported = result.stop_reason == "unsupported-feature"
     if verdict == "violated":
-        return "FAILED: " + ", ".join(dict.fromkeys(d.property for d in result.discoveries))
+        failed = "FAILED: " + ", ".join(dict.fromkeys(d.property for d in result.discoveries))
+        return f"{failed}; then {stop_text(result)}" if unsupported else failed
+    if unsupported and verdict == "incomplete":
+        if result.simulation is not None:
+            from nice_attendre.frontend.simulation_report import walks_phrase
+
+            return f"INCOMPLETE: no violation in {walks_phrase(result)}, but the walks {stop_text(result)}"
+        return f"INCOMPLETE: no violation in the part explored, but the search {stop_text(result)}"
     if verdict == "ok":
         if result.unchecked:
             return f"OK: no property violated (not checked: {', '.join(name for name, _why in result.unchecked)})"

@@ -3,6 +3,7 @@ state, deterministic time and randomness, and every refusal naming its feature."
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections import defaultdict
 from typing import Any, Callable
@@ -179,8 +180,10 @@ class KeepsMessage(Recorder):
 
 
 def test_keeping_a_message_object_is_refused_naming_the_attribute() -> None:
-    with pytest.raises(UnsupportedFeature, match=r"self\.last holds a os_ken.ofproto.ofproto_v1_0_parser.OFPPacketIn"):
-        verify(KeepsMessage)
+    """(Met in the middle of the search: it stops there, naming it; never ok.)"""
+    result = verify(KeepsMessage)
+    assert not result.ok and result.stop_reason == "unsupported-feature"
+    assert re.search(r"self\.last holds a os_ken.ofproto.ofproto_v1_0_parser.OFPPacketIn", result.stop_detail)
 
 
 class KeepsDatapaths(app_manager.OSKenApp):
@@ -285,7 +288,6 @@ REFUSED: list[tuple[str, Callable[[Any], Any], str]] = [
     ("groups", lambda dp: dp.ofproto_parser.OFPGroupMod(dp), r"groups \(OFPGroupMod\)"),
     ("meters", lambda dp: dp.ofproto_parser.OFPMeterMod(dp), r"meters \(OFPMeterMod\)"),
     ("flow stats", lambda dp: dp.ofproto_parser.OFPFlowStatsRequest(dp), "OFPFlowStatsRequest messages"),
-    ("cookies", flow_mod_13(cookie=5), r"flow cookies \(cookie=0x5\)"),
     ("strict", flow_mod_13(command=lambda p, o: o.OFPFC_DELETE_STRICT), "OFPFC_DELETE_STRICT"),
     ("all tables", flow_mod_13(command=lambda p, o: o.OFPFC_DELETE, table_id=lambda p, o: o.OFPTT_ALL,
                                out_port=lambda p, o: o.OFPP_ANY, out_group=lambda p, o: o.OFPG_ANY), "OFPTT_ALL"),
@@ -308,7 +310,7 @@ REFUSED: list[tuple[str, Callable[[Any], Any], str]] = [
     ("truncated", flow_mod_13(instructions=lambda p, o: [p.OFPInstructionActions(
         o.OFPIT_APPLY_ACTIONS, [p.OFPActionOutput(o.OFPP_CONTROLLER, 0)])]), "max_len=0"),
     ("built frame", lambda dp: dp.ofproto_parser.OFPPacketOut(dp, dp.ofproto.OFP_NO_BUFFER, dp.ofproto.OFPP_CONTROLLER,
-                                                            [], b"\x00" * 60), "a frame other than the packet-in's"),
+                                                            [], b"\x00" * 60), "a frame outside a packet-in handler"),
 ]
 
 
@@ -325,7 +327,6 @@ def test_openflow_1_0_refusals() -> None:
         return dp.ofproto_parser.OFPFlowMod(dp, match, 0, command, 0, 0, 1, ofp.OFP_NO_BUFFER,
                                             ofp.OFPP_NONE if out_port is None else out_port, 0, [])
     cases = [
-        (lambda dp: flow_mod_10(dp, dp.ofproto_parser.OFPMatch(nw_src="10.0.0.0", nw_src_mask=8)), "prefix"),
         (lambda dp: flow_mod_10(dp, dp.ofproto_parser.OFPMatch(dl_type=0x86dd)), "dl_type=34525"),
         (lambda dp: flow_mod_10(dp, dp.ofproto_parser.OFPMatch(), dp.ofproto.OFPFC_MODIFY_STRICT), "MODIFY_STRICT"),
         (lambda dp: flow_mod_10(dp, dp.ofproto_parser.OFPMatch(), dp.ofproto.OFPFC_DELETE, 3), "out_port=0x3"),
