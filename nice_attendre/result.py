@@ -133,6 +133,9 @@ class Result:
     #: what the search ran of the app's code, when asked (``verify --coverage``): an object of the
     #: front end with ``text_lines()`` and ``as_json()`` (see :mod:`nice_attendre.frontend.coverage`)
     coverage: Any = field(default=None, compare=False, repr=False)
+    #: the packets discovered for the search (``verify --discover``): an object of the front
+    #: end with ``text_lines()`` and ``as_json()`` (see :mod:`nice_attendre.discover`)
+    packets_discovered: Any = field(default=None, compare=False, repr=False)
     #: the reduction the search applied (``"partial-order"``: :mod:`nice_attendre.por`; its
     #: counts are the reduced graph's), or None
     reduction: str | None = None

@@ -405,7 +405,7 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
            partition: str = FINGERPRINT, joins_first: bool = False, coverage: bool = False,
            simulate: bool = False, seed: int | None = None, walks: int | None = None,
            walk_depth: int | None = None, bias: str | None = None, shrink: bool | None = None,
-           por: bool = False) -> Result:
+           por: bool = False, discover: bool = False, discover_seconds: float = 30.0) -> Result:
     """Model-check ``app`` and return the :class:`Result` (``result.system`` is the network).
 
     ``app`` is a registered name (``"route-flow"``), ``"path/to/file.py:ClassName"``, an
@@ -467,6 +467,12 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
     :class:`~nice_attendre.frontend.coverage.AppCoverage`; it refuses ``engine="ray"`` and
     ``resume`` (:class:`~nice_attendre.errors.InputError`).
 
+    ``discover`` first discovers representative packets of the app's packet-in handler by
+    symbolic execution (:mod:`nice_attendre.discover`, the ``discover`` extra), within
+    ``discover_seconds`` of solver time, and verifies them as one-packet flows with the app's
+    default traffic (or with ``flows``); ``result.packets_discovered`` says what was found. Not with
+    ``scenario``.
+
     ``simulate`` walks the network at random instead of exploring it (:mod:`nice_attendre.simulate`):
     each walk from the initial state to quiescence, a violation, a state it has been in, or
     ``walk_depth`` events; ``seed`` makes the run reproducible (the same seed, options and
@@ -515,6 +521,14 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
 
     if coverage:
         check_coverage(engine, resume)
+    discovery = None
+    if discover:
+        from nice_attendre.discover.run import discovered_traffic
+
+        discovery, traffic = discovered_traffic(app, topology=topology, packets=packets, app_options=app_options,
+                                                sender=sender, receiver=receiver, flows=flows, scenario=scenario,
+                                                seconds=discover_seconds)
+        packets, flows, scenario, sender, receiver = traffic["packets"], traffic["flows"], None, None, None
     started = time.monotonic()
     with Watchdog(max_seconds=max_seconds, max_memory=max_memory, call_seconds=max_handler_seconds) as watchdog, \
             measuring(coverage, workers) as measurement:
@@ -536,6 +550,8 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
         except StopRequest as stop:  # a limit was reached before the search started (while building)
             watchdog.unbind()  # the limits are off from here: the timer would raise it again
             return not_started(stop.reason, stop.signum, time.monotonic() - started)
+    if discovery is not None:
+        result = dataclasses.replace(result, packets_discovered=discovery)
     if result.stop_reason == "interrupted":
         raise Interrupted(result.signal if result.signal is not None else signal.SIGINT, result)
     return result

@@ -218,6 +218,12 @@ def main(ctx: click.Context, debug: bool) -> None:
 @click.option("--shrink/--no-shrink", default=None,
               help="Shrink each violation's trace (drop and move events while it still violates the same "
                    "property) before it is reported; the default with --simulate only.")
+@click.option("--discover", "discover", is_flag=True,
+              help="First discover representative packets of the app's packet-in handler by symbolic execution "
+                   "(the 'discover' extra), then verify them as one-packet flows with the app's default traffic "
+                   "(or with --flow); the report shows each packet and the branch it takes. Not with --scenario.")
+@click.option("--discover-seconds", type=FiniteFloat(strict=True), default=30.0, show_default=True, metavar="S",
+              help="With --discover: seconds of solver time.")
 @click.option("--por", is_flag=True,
               help="Partial-order reduction: explore one interleaving of independent events (the same "
                    "quiescent states and verdicts; counts of the reduced graph). One process, depth-first or "
@@ -236,7 +242,7 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
            trace_format: str = "text", trace_path: Path | None = None, coverage: bool = False,
            simulate: bool = False, seed: int | None = None, walks: int | None = None,
            walk_depth: int | None = None, bias: str | None = None, shrink: bool | None = None,
-           por: bool = False) -> None:
+           por: bool = False, discover: bool = False, discover_seconds: float = 30.0) -> None:
     """Explore every interleaving of APP on a topology and check properties.
 
     APP is a registered app (see `nice-attendre list`), path/to/file.py:ClassName or
@@ -283,6 +289,15 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
     if resume_path is not None and not resume_path.is_file():
         why = "is not a file" if resume_path.exists() else "not found"
         raise InputError(f"--resume: checkpoint {str(resume_path)!r} {why}")
+    discovery = None
+    if discover:
+        from nice_attendre.discover.run import discovered_traffic
+
+        discovery, traffic = discovered_traffic(app, topology=topology, packets=packets,
+                                                app_options=_app_options(app_options, bug), sender=sender,
+                                                receiver=receiver, flows=traffic.get("flows"),
+                                                scenario=traffic.get("scenario"), seconds=discover_seconds)
+        packets, sender, receiver = traffic["packets"], None, None
     started = time.monotonic()
     with Watchdog(max_seconds=max_seconds, max_memory=max_memory, call_seconds=max_handler_seconds) as watchdog, \
             measuring(coverage, workers) as measurement:
@@ -308,6 +323,8 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
                             seed=seed, walks=walks, walk_depth=walk_depth, bias=bias, shrink=shrink, por=por)
             if measurement is not None:
                 result = dataclasses.replace(result, coverage=measurement.finish(result.complete, result.stop_reason))
+            if discovery is not None:
+                result = dataclasses.replace(result, packets_discovered=discovery)
         except StopRequest as stop:  # a limit reached before the search started (importing the app, switch joins)
             watchdog.unbind()  # the limits are off for the report: the timer would stop it too
             result = not_started(stop.reason, stop.signum, time.monotonic() - started)
@@ -458,6 +475,12 @@ def _load_explore() -> click.Command:
     return explore
 
 
+def _load_discover() -> click.Command:
+    from nice_attendre.discover.command import discover
+
+    return discover
+
+
 def _load_replay() -> click.Command:
     from nice_attendre.frontend.replay_cmd import replay
 
@@ -473,6 +496,7 @@ LAZY_COMMANDS: dict[str, tuple[Callable[[], click.Command], str]] = {
     "explore": (_load_explore, "Explore APP's states in a browser: step through events, open a saved trace."),
     "delay": (_load_delay, "Forwarding delay of a flow's first packet under OpenFlow, OpenFlow-B and Attendre."),
     "replay": (_load_replay, "Replay a saved trace against the app: reproduced, or where it diverges."),
+    "discover": (_load_discover, "Discover representative packets of APP's packet-in handler (symbolic execution)."),
 }
 
 

@@ -322,6 +322,8 @@ def text_report(result: Result, header: Iterable[tuple[str, str]], narrate: Narr
     lines.append("")
     lines.extend(stats_lines(result))
     lines.append("")
+    if result.packets_discovered is not None:
+        lines.extend([*result.packets_discovered.text_lines(), ""])
     if result.coverage is not None:
         lines.extend([*result.coverage.text_lines(), ""])
     for index, (discovery, count) in enumerate(violation_groups(result.discoveries), start=1):
@@ -413,6 +415,7 @@ def json_report(result: Result, header: dict[str, Any], narrate: Narrate | None)
             for (shown, count), at in zip(groups, shortest)
         ],
         **({"narration": f"interrupted by {signal_name(cut)}"} if isinstance(cut, int) else {}),
+        **({"discovery": result.packets_discovered.as_json()} if result.packets_discovered is not None else {}),
         **({"coverage": result.coverage.as_json()} if result.coverage is not None else {}),
         **({"simulation": result.simulation.as_json()} if result.simulation is not None else {}),
     }

@@ -23,9 +23,10 @@ PACKAGES = {
     "benchmarks": "nice_attendre.benchmarks",
 }
 
-# The front end (nice_attendre/frontend/) may import everything: it builds networks from
-# names. So may the experiments (benchmarks/). Nothing else imports them.
-FRONT_END_FOLDER = ROOT / "nice_attendre" / "frontend"
+# The front end (nice_attendre/frontend/, and discovery, nice_attendre/discover/) may import
+# everything: it builds networks from names. So may the experiments (benchmarks/). Nothing
+# else imports them.
+FRONT_END_FOLDERS = (ROOT / "nice_attendre" / "frontend", ROOT / "nice_attendre" / "discover")
 
 OPENFLOW = ("nice_attendre.models", "nice_attendre.apps", "nice_attendre.properties",
             "models", "apps", "properties")
@@ -80,7 +81,7 @@ def violations(folder: str, forbidden: tuple[str, ...], skip=lambda path: False)
 
 
 def is_front_end(path: Path) -> bool:
-    return FRONT_END_FOLDER in path.parents
+    return any(folder in path.parents for folder in FRONT_END_FOLDERS)
 
 
 def test_core_imports_nothing_of_openflow() -> None:
@@ -131,7 +132,7 @@ def test_the_scanner_resolves_relative_imports_from_subpackages() -> None:
 
 
 #: The front end and the experiments: the core, models, apps and properties never import them.
-FRONT_END_MODULES = ("nice_attendre.frontend", "nice_attendre.benchmarks")
+FRONT_END_MODULES = ("nice_attendre.frontend", "nice_attendre.discover", "nice_attendre.benchmarks")
 
 
 @pytest.mark.parametrize("folder", ["models", "apps", "properties"])

@@ -80,5 +80,5 @@ def test_an_app_option_the_ryu_constructor_rejects_is_one_error() -> None:
 def test_ci_installs_the_ryu_extra_with_the_readme_command() -> None:
     readme = (ROOT / "README.md").read_text().splitlines()
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
-    command = "pip install -e '.[test,ryu,cluster,plot]' && pytest -q"
+    command = "pip install -e '.[test,ryu,cluster,plot,discover]' && pytest -q"
     assert readme[7].endswith(command) and ci[-1] == command
