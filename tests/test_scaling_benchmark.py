@@ -10,6 +10,7 @@ import pytest
 from nice_attendre.benchmarks import scaling
 
 
+@pytest.mark.slow  # about 18 s: three rounds of child processes
 def test_rounds_give_speed_ups_against_their_own_seq_and_a_summary(tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "scaling.json"

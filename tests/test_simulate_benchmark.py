@@ -10,6 +10,7 @@ import pytest
 from nice_attendre.benchmarks import simulate as bench
 
 
+@pytest.mark.slow  # about 5 s: child processes per configuration
 def test_runs_agree_and_get_speed_ups_against_seq(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "walks.json"
     assert bench.main(["--runs", "seq,proc1,proc2,pair", "--walks", "600", "--json", str(out)]) == 0

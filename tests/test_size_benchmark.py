@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from nice_attendre.benchmarks import size
 
 
+@pytest.mark.slow  # about 7 s: the benchmark builds both state layouts
 def test_the_size_benchmark_compares_flat_and_chunked_states(tmp_path: Path) -> None:
     out = tmp_path / "size.json"
     assert size.main(["--sizes", "3,80", "--shapes", "tail", "--packets", "3", "--transitions", "20000", "--memory",

@@ -266,6 +266,7 @@ class Subclasses(App):
 '''
 
 
+@pytest.mark.slow  # about 9 s: worker processes, then a Ray instance
 def test_app_states_of_builtin_subclasses_cross_to_workers_and_ray_actors(tmp_path: Path) -> None:
     """(--workers 2 ended in exit 70: 'Count.__new__() missing 1 required positional
     argument'.) The same counts and verdict in one process, two worker processes and two

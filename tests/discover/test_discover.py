@@ -67,7 +67,8 @@ def test_the_firewall_bug_is_found_by_discovery_only(tmp_path: Path) -> None:
 
 
 @needs_crosshair
-@pytest.mark.parametrize("protocol", ["openflow", "openflow-b", "attendre"])
+@pytest.mark.parametrize("protocol", ["openflow", pytest.param("openflow-b", marks=pytest.mark.slow),
+                                      pytest.param("attendre", marks=pytest.mark.slow)])  # ~7 s each
 def test_the_correct_firewall_passes_with_discovery(protocol: str) -> None:
     from nice_attendre import verify
 
@@ -109,6 +110,7 @@ def test_a_ryu_app_gets_its_in_port_branch_not_its_header_branch() -> None:
 
 
 @needs_crosshair
+@pytest.mark.slow  # about 7 s: two discoveries in child processes (the canonical order: test_discover_parts.py)
 def test_the_scenario_is_the_same_under_any_hash_seed(tmp_path: Path) -> None:
     """Two processes at once (PYTHONHASHSEED 1 and 2) write the same scenario file."""
     outs = [tmp_path / f"scenario-{seed}.toml" for seed in ("1", "2")]

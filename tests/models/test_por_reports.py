@@ -83,6 +83,7 @@ def test_a_reduced_cell_over_the_cap_is_a_lower_bound() -> None:
     assert plain.reduced_status is None and "por" not in cells_csv([plain])
 
 
+@pytest.mark.slow  # about 8 s: four child processes
 def test_the_reduced_counts_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     """The sets depend on the state only: the same counts and violations under two hash seeds
     (depth-first and breadth-first)."""

@@ -64,7 +64,7 @@ def test_termination_is_on_by_default_and_the_router_fails_it() -> None:
     assert quiet.ok
 
 
-@pytest.mark.parametrize("topology", ["linear:2", "linear:3"])
+@pytest.mark.parametrize("topology", ["linear:2", pytest.param("linear:3", marks=pytest.mark.slow)])  # linear:3: ~7 s
 def test_the_correct_router_terminates(topology: str) -> None:
     result = verify(ROUTER, topology=topology, packets=1, properties=["termination", ANSWERED], app_options=FIXED,
                     fingerprint=True)
