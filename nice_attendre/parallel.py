@@ -585,7 +585,81 @@ def what_ended(exitcode: int | None) -> str:
     return f"exited with code {exitcode}"
 
 
-class ProcessCluster:
+class ForkedWorkers:
+    """Worker processes forked from this one (they inherit the built model), each with a pipe
+    to this process, a stop flag in shared memory and the pipe they watch where the
+    parent-death signal is missing: the machinery the partitioned search's
+    :class:`ProcessCluster` and the walks' ``WalkProcesses`` share. A subclass calls
+    :meth:`_fork` from its constructor."""
+
+    _conns: list[Any]
+    _procs: list[Any]
+
+    def _fork(self, count: int, target: Callable[..., None], args_of: Callable[[Any, int], tuple[Any, ...]],
+              name: str) -> None:
+        """Start ``count`` processes running ``target(*args_of(pipe_end, index))`` (``args_of``
+        may read ``self._stop`` and ``self._watch``); :class:`WorkerError` if they cannot start."""
+        if "fork" not in multiprocessing.get_all_start_methods():
+            raise WorkerError("--workers needs the 'fork' start method (Linux or macOS)")
+        context = multiprocessing.get_context("fork")
+        self._conns = []
+        self._procs = []
+        self._stop = context.RawValue("b", 0)
+        self._memory = (0.0, 0)  # (when, bytes): the workers' memory, read at most once a second
+        # the pipe the workers watch where the parent-death signal is missing: this process
+        # keeps its write end open for as long as it lives
+        self._watch: tuple[int, int] | None = os.pipe()
+        self._watch_read: int | None = self._watch[0]
+        try:
+            for index in range(count):
+                mine, theirs = context.Pipe()
+                process = context.Process(target=target, args=args_of(theirs, index), name=f"{name}-{index}",
+                                          daemon=True)
+                process.start()
+                theirs.close()
+                self._conns.append(mine)
+                self._procs.append(process)
+            self._close_watch_read()  # the workers have it
+        except OSError as exc:  # no fork: out of processes or memory
+            self.close()
+            raise WorkerError(f"cannot start {count} worker processes: {exc}") from None
+        except BaseException:
+            self.close()
+            raise
+
+    def _kill_all(self) -> None:
+        """SIGKILL every worker still running and reap it."""
+        kill_processes(self._procs)
+
+    def close(self) -> None:
+        """End every worker (close request, then SIGTERM, SIGKILL) and the watched pipe."""
+        shut_down(self._conns, self._procs)
+        self._conns, self._procs = [], []
+        self._close_watch_read()
+        if self._watch is not None:
+            os.close(self._watch[1])  # (the workers watching it are gone, or end now)
+            self._watch = None
+
+    def _close_watch_read(self) -> None:
+        if self._watch_read is not None:
+            os.close(self._watch_read)
+            self._watch_read = None
+
+    def stop(self) -> None:
+        self._stop.value = 1
+
+    def memory(self) -> int:
+        """The workers' memory (:func:`process_memory`), read again at most once a second
+        (reading it makes the kernel walk the workers' page tables)."""
+        now = time.monotonic()
+        when, total = self._memory
+        if now - when >= 1.0:
+            total = sum(process_memory(process.pid) for process in self._procs if process.pid is not None)
+            self._memory = (now, total)
+        return total
+
+
+class ProcessCluster(ForkedWorkers):
     """``shards`` worker processes forked from this one (each inherits the built model).
 
     ``call_seconds`` bounds each call into the app in the workers, as the command line's
@@ -607,36 +681,12 @@ class ProcessCluster:
             raise WorkerError("--workers needs the 'fork' start method (Linux or macOS)")
         self.shards = shards
         model = make()
-        context = multiprocessing.get_context("fork")
-        self._conns: list[Any] = []
-        self._procs: list[Any] = []
         self._payloads: list[list[bytes]] | None = None
-        self._stop = context.RawValue("b", 0)
-        self._memory = (0.0, 0)  # (when, bytes): the workers' memory, read at most once a second
         self._lost = False
         self._waiting_ready = False
-        # the pipe the workers watch where the parent-death signal is missing: this process
-        # keeps its write end open for as long as it lives
-        self._watch: tuple[int, int] | None = os.pipe()
-        self._watch_read: int | None = self._watch[0]
-        try:
-            for index in range(shards):
-                mine, theirs = context.Pipe()
-                process = context.Process(target=_serve, args=(theirs, index, shards, model, max_depth, partition,
-                                                               self._stop, call_seconds, os.getpid(),
-                                                               self._watch),
-                                          name=f"nice-attendre-shard-{index}", daemon=True)
-                process.start()
-                theirs.close()
-                self._conns.append(mine)
-                self._procs.append(process)
-            self._close_watch_read()  # the workers have it
-        except OSError as exc:  # no fork: out of processes or memory
-            self.close()
-            raise WorkerError(f"cannot start {shards} worker processes: {exc}") from None
-        except BaseException:
-            self.close()
-            raise
+        self._fork(shards, _serve, lambda theirs, index: (theirs, index, shards, model, max_depth, partition,
+                                                          self._stop, call_seconds, os.getpid(), self._watch),
+                   "nice-attendre-shard")
         # Each worker says it is ready (or why it is not) in answer to the first request: a
         # worker lost while starting is lost during the search, and ends it as any loss does.
         self._waiting_ready = True
@@ -700,37 +750,10 @@ class ProcessCluster:
     def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
         return self._all("parents", [(list(fps),) for fps in fingerprints])
 
-    def _kill_all(self) -> None:
-        """SIGKILL every worker still running and reap it."""
-        kill_processes(self._procs)
-
     def close(self) -> None:
         if self._lost:
             self._kill_all()
-        shut_down(self._conns, self._procs)
-        self._conns, self._procs = [], []
-        self._close_watch_read()
-        if self._watch is not None:
-            os.close(self._watch[1])  # (the workers watching it are gone, or end now)
-            self._watch = None
-
-    def _close_watch_read(self) -> None:
-        if self._watch_read is not None:
-            os.close(self._watch_read)
-            self._watch_read = None
-
-    def stop(self) -> None:
-        self._stop.value = 1
-
-    def memory(self) -> int:
-        """The workers' memory (:func:`process_memory`), read again at most once a second
-        (reading it makes the kernel walk the workers' page tables)."""
-        now = time.monotonic()
-        when, total = self._memory
-        if now - when >= 1.0:
-            total = sum(process_memory(process.pid) for process in self._procs if process.pid is not None)
-            self._memory = (now, total)
-        return total
+        super().close()
 
 
 class MemoryGauge:

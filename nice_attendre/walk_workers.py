@@ -22,16 +22,14 @@ from __future__ import annotations
 
 import logging
 import math
-import multiprocessing
 import os
 import signal
 from multiprocessing.connection import wait as wait_for
 from typing import Any, Callable, Sequence
 
 from nice_attendre.errors import InputError
-from nice_attendre.parallel import (POLL_SECONDS, STOPPED_LOOKS, WorkerError, WorkerLost, _portable, cpu_count,
-                                    die_with_parent, kill_processes, process_memory, process_state, shut_down,
-                                    what_ended)
+from nice_attendre.parallel import (POLL_SECONDS, STOPPED_LOOKS, ForkedWorkers, WorkerError, WorkerLost, _portable,
+                                    cpu_count, die_with_parent, process_state, what_ended)
 from nice_attendre.property import Metric, Property
 from nice_attendre.ray_engine import actor_cause, first_line
 from nice_attendre.shard import tune_gc
@@ -104,7 +102,7 @@ def _stream(conn: Any, worker: WalkWorker | None, failed: BaseException | None) 
         conn.send(("ok", (results, done)))
 
 
-class WalkProcesses:
+class WalkProcesses(ForkedWorkers):
     """``workers`` worker processes forked from this one, each running walks with its own
     :class:`~nice_attendre.simulate.Walker` of ``model`` (``(system, properties, metrics)``,
     inherited by the fork). ``call_seconds`` bounds each call into the app, as
@@ -115,38 +113,13 @@ class WalkProcesses:
                  call_seconds: float | None = None) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
-        if "fork" not in multiprocessing.get_all_start_methods():
-            raise WorkerError("--workers needs the 'fork' start method (Linux or macOS)")
         self.workers = workers
-        context = multiprocessing.get_context("fork")
-        self._stop = context.RawValue("b", 0)
-        self._conns: list[Any] = []
-        self._procs: list[Any] = []
         self._asked: set[int] = set()
         self._stopped = [0] * workers
-        self._memory = (0.0, 0)
-        # the pipe the workers watch where the parent-death signal is missing: this process
-        # keeps its write end open for as long as it lives
-        self._watch: tuple[int, int] | None = os.pipe()
-        self._watch_read: int | None = self._watch[0]
-        try:
-            for index in range(workers):
-                mine, theirs = context.Pipe()
-                process = context.Process(target=_serve, args=(theirs, index, workers, model, options, self._stop,
-                                                               call_seconds, os.getpid(), self._watch, on_cycle,
-                                                               distinct_limit),
-                                          name=f"nice-attendre-walks-{index}", daemon=True)
-                process.start()
-                theirs.close()
-                self._conns.append(mine)
-                self._procs.append(process)
-            self._close_watch_read()  # the workers have it
-        except OSError as exc:  # no fork: out of processes or memory
-            self.close()
-            raise WorkerError(f"cannot start {workers} worker processes: {exc}") from None
-        except BaseException:
-            self.close()
-            raise
+        self._fork(workers, _serve, lambda theirs, index: (theirs, index, workers, model, options, self._stop,
+                                                           call_seconds, os.getpid(), self._watch, on_cycle,
+                                                           distinct_limit),
+                   "nice-attendre-walks")
 
     def _lose(self, index: int, what: str) -> WorkerLost:
         """Worker ``index`` is lost: kill every worker; the error to raise."""
@@ -209,35 +182,6 @@ class WalkProcesses:
             if self._stopped[worker] >= STOPPED_LOOKS * max(1, round(POLL_SECONDS / 0.05)):
                 raise self._lose(worker, "was stopped (SIGSTOP or SIGTSTP) and does not answer")
 
-    def stop(self) -> None:
-        self._stop.value = 1
-
-    def _kill_all(self) -> None:
-        kill_processes(self._procs)
-
-    def close(self) -> None:
-        shut_down(self._conns, self._procs)
-        self._conns, self._procs = [], []
-        self._close_watch_read()
-        if self._watch is not None:
-            os.close(self._watch[1])  # (the workers watching it are gone, or end now)
-            self._watch = None
-
-    def _close_watch_read(self) -> None:
-        if self._watch_read is not None:
-            os.close(self._watch_read)
-            self._watch_read = None
-
-    def memory(self) -> int:
-        """The workers' memory, read again at most once a second."""
-        import time
-
-        now = time.monotonic()
-        when, total = self._memory
-        if now - when >= 1.0:
-            total = sum(process_memory(process.pid) for process in self._procs if process.pid is not None)
-            self._memory = (now, total)
-        return total
 
 
 class WalkActor:
