@@ -24,12 +24,13 @@ import inspect
 import os
 import textwrap
 from types import FunctionType, ModuleType
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from os_ken.lib.packet import ether_types, in_proto
 
 from nice_attendre.errors import UnsupportedFeature
 from nice_attendre.models.ryu.codec import ETH_TYPE_IPV4, FRAME_LENGTH, IP_PROTO_TCP
+from nice_attendre.models.ryu.scan import own_functions
 from nice_attendre.models.ryu.translate import _unmasked, refuse
 
 #: A value the scan cannot know (computed at run time).
@@ -223,17 +224,6 @@ def _feature(exc: UnsupportedFeature) -> str:
     return text[len(head):-len(tail)] if text.startswith(head) and text.endswith(tail) else text
 
 
-def _functions(klass: type) -> Iterator[tuple[str, FunctionType]]:
-    """(name, function) of every function ``klass`` itself defines, in name order."""
-    for name, value in sorted(vars(klass).items()):
-        if isinstance(value, (staticmethod, classmethod)):
-            value = value.__func__
-        elif isinstance(value, property):
-            value = value.fget
-        if isinstance(value, FunctionType):
-            yield name, value
-
-
 def _tree(function: FunctionType) -> tuple[ast.AST, int, str] | None:
     """The syntax tree of ``function``'s source, the line its source starts at and its
     file's name; None when its source cannot be read."""
@@ -262,7 +252,7 @@ def refuse_literal_values(ryu_class: type, base: type, ofproto: ModuleType, pars
     for klass in inspect.getmro(ryu_class):
         if klass is base or not issubclass(klass, base):
             break
-        for method, function in _functions(klass):
+        for method, function in own_functions(klass):
             found = _tree(function)
             if found is None:
                 continue

@@ -69,7 +69,7 @@ def feature(name: str) -> str | None:
     return None
 
 
-def _functions(klass: type) -> Iterator[tuple[str, FunctionType]]:
+def own_functions(klass: type) -> Iterator[tuple[str, FunctionType]]:
     """(name, function) of every function ``klass`` itself defines, in name order."""
     for name, value in sorted(vars(klass).items()):
         if isinstance(value, (staticmethod, classmethod)):
@@ -97,7 +97,7 @@ def refuse_unsupported(ryu_class: type, base: type) -> None:
     for klass in inspect.getmro(ryu_class):
         if klass is base or not issubclass(klass, base):
             break
-        for name, function in _functions(klass):
+        for name, function in own_functions(klass):
             for used in _names(function.__code__):
                 found = feature(used)
                 if found is not None:
@@ -110,7 +110,7 @@ def names(ryu_class: type, base: type) -> frozenset[str]:
     for klass in inspect.getmro(ryu_class):
         if klass is base or not issubclass(klass, base):
             break
-        for _name, function in _functions(klass):
+        for _name, function in own_functions(klass):
             found.update(_names(function.__code__))
     return frozenset(found)
 
@@ -121,10 +121,10 @@ def uses_xids(ryu_class: type, base: type) -> bool:
     for klass in inspect.getmro(ryu_class):
         if klass is base or not issubclass(klass, base):
             break
-        for _name, function in _functions(klass):
+        for _name, function in own_functions(klass):
             if any(used in ("xid", "set_xid") for used in _names(function.__code__)):
                 return True
     return False
 
 
-__all__ = ["FEATURES", "SUPPORTED", "feature", "names", "refuse_unsupported", "uses_xids"]
+__all__ = ["FEATURES", "SUPPORTED", "feature", "names", "own_functions", "refuse_unsupported", "uses_xids"]
