@@ -3,7 +3,7 @@ the same transitions, unique states, revisits, depth, verdicts and traces with a
 the memo, with a tiny memo that is emptied all the time, and with fingerprints.
 
 The pinned tables are read from the tests that pin them (as in test_parallel_pinned.py), so
-a new pinned scenario is checked here too. Scenarios of more than 6,000 transitions run with
+a new pinned scenario is checked here too. Scenarios of more than 3,000 transitions run with
 ``-m slow``.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pinned import pinned_table
 
 TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
-FAST = 6_000
+FAST = 3_000
 
 
 def scenarios() -> list[Any]:

@@ -2,7 +2,7 @@
 the sequential search, the same verdicts, and violations with valid, replayable traces.
 
 The pinned tables are read from the tests that pin them, so a new pinned scenario is
-checked here too. Scenarios of more than 6,000 transitions run with ``-m slow``.
+checked here too. Scenarios of more than 3,000 transitions run with ``-m slow``.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from nice_attendre import verify
 from pinned import pinned_table
 
-FAST = 6_000
+FAST = 3_000
 
 
 def scenarios() -> list:

@@ -4,7 +4,7 @@ bugs): with and without ``por`` the same verdicts and the same quiescent states 
 fingerprint), and the reduced search's traces replay, for every property of the scenario
 --por checks. What --por refuses (other protocols, threaded controllers, command order any,
 faults; properties of executions, not known to be stable or whose monitors keep history) is
-left out here and tested as refused in test_por_network.py. Scenarios of more than 6,000 transitions run
+left out here and tested as refused in test_por_network.py. Scenarios of more than 3,000 transitions run
 with ``-m slow``."""
 from __future__ import annotations
 
