@@ -34,6 +34,15 @@ SCENARIOS = [
     ("route-flow", "linear:2", 2, {"bug": "forget-last-hop", "protocol": "openflow-b"}),
     # a Ryu app for OpenFlow 1.2: a flow-mod's buffered packet goes through the table
     (f"{DATA}/ryu_openflow12.py:QuarantineAfter12", "linear:2", 2, {}),
+    # Attendre: packet steps write the table (Attendre Commands, buffer entries, encaps used
+    # once); a command step finishing a message set re-matches the waiting packets
+    ("route-flow", "linear:4", 3, {"protocol": "attendre"}),
+    ("route-flow", "linear:3", 2, {"bug": "forget-last-hop", "protocol": "attendre"}),
+    ("mac-learning", "linear:2", 2, {"protocol": "attendre"}),
+    ("mac-learning", "linear:2", 1, {"bug": "host-unreachable", "protocol": "attendre"}),
+    ("energy-te", "paths:2,3", 2, {"protocol": "attendre"}),
+    (f"{DATA}/timeout_routing.py:TimeoutRouting", "linear:2", 1, {"protocol": "attendre"}),
+    (f"{DATA}/equal_priority.py:MirrorEth", None, 1, {"protocol": "attendre"}),
 ]
 
 PROPERTIES = ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "delivery"]

@@ -50,26 +50,35 @@ def test_compare_adds_reduced_columns_beside_the_unreduced_counts(tmp_path: Path
 
 
 def test_compare_refuses_a_protocol_it_does_not_reduce_before_exploring() -> None:
-    done = run("compare", "route-flow", "-t", "linear:2", "--por")
+    done = run("compare", "route-flow", "-t", "linear:2", "--por", "--protocols", "openflow,pif")
     assert done.exit_code == 2
     assert done.output.strip().splitlines() == [
-        "Error: --por does not support protocol attendre yet (supported: openflow, openflow-b; use --protocols)"]
+        "Error: --por does not support protocol pif yet (supported: openflow, openflow-b, attendre; use --protocols)"]
 
 
-def test_bench_adds_reduced_columns_and_names_what_it_does_not_reduce(tmp_path: Path) -> None:
+def test_bench_adds_reduced_columns(tmp_path: Path) -> None:
     path = tmp_path / "cells.csv"
     done = run("bench", "route-flow", "--switches", "3", "--packets", "2", "--por", "-q", "--csv", str(path))
     assert done.exit_code == 0, done.output
     assert "reduction    partial-order" in done.output
-    assert "not reduced: attendre" in done.output
+    assert "not reduced" not in done.output
     lines = done.output.splitlines()
     header = next(line for line in lines if line.startswith("switches"))
-    assert "openflow por" in header and "openflow-b por" in header and "attendre por" not in header
+    assert "openflow por" in header and "openflow-b por" in header and "attendre por" in header
     row = next(line for line in lines if line.split()[:2] == ["3", "2"])
-    assert row.split()[2] == "13,107" and row.split()[-6:-3] == ["4,934", "1,712", "1,249"]
+    assert row.split()[2] == "13,107" and row.split()[8:11] == ["4,934", "1,712", "1,249"]
     cells = {r["protocol"]: r for r in csv.DictReader(io.StringIO(path.read_text()))}
     assert cells["openflow"]["por_transitions"] == "1712" and cells["openflow"]["por_status"] == "complete"
-    assert cells["attendre"]["por_status"] == "unsupported" and cells["attendre"]["por_transitions"] == ""
+    assert cells["attendre"]["transitions"] == "430" and cells["attendre"]["por_status"] == "complete"
+    assert int(cells["attendre"]["por_unique_states"]) < int(cells["attendre"]["unique_states"])
+
+
+def test_bench_names_what_it_does_not_reduce() -> None:
+    done = run("bench", "route-flow", "--switches", "2", "--packets", "1", "--protocols", "openflow,pif", "--por", "-q")
+    assert done.exit_code == 0, done.output
+    assert "not reduced: pif" in done.output
+    header = next(line for line in done.output.splitlines() if line.startswith("switches"))
+    assert "openflow por" in header and "pif por" not in header
 
 
 def test_a_reduced_cell_over_the_cap_is_a_lower_bound() -> None:

@@ -2,7 +2,8 @@
 reads: route-flow, mac-learning, energy-te, the variant counts, the Ryu learning switch, the
 bugs): with and without ``por`` the same verdicts and the same quiescent states (by
 fingerprint), and the reduced search's traces replay, for every property of the scenario
---por checks. What --por refuses (other protocols, threaded controllers, command order any,
+--por checks (every protocol variant it supports: models/footprints.py's
+SUPPORTED_PROTOCOLS). What --por refuses (other protocols, threaded controllers, command order any,
 faults; properties of executions, not known to be stable or whose monitors keep history) is
 left out here and tested as refused in test_por_network.py. Scenarios of more than 3,000 transitions run
 with ``-m slow``."""
@@ -14,7 +15,8 @@ import pytest
 
 from nice_attendre.checker import dfs
 from nice_attendre.frontend.api import build
-from nice_attendre.models.footprints import HISTORY_MONITORS
+from nice_attendre.models.footprints import HISTORY_MONITORS, SUPPORTED_PROTOCOLS
+from nice_attendre.models.protocols import resolve
 from nice_attendre.por import refusal, unsupported
 from nice_attendre.property import EXECUTION_EXPECTATIONS, Property
 from pinned import load_test_module
@@ -26,7 +28,7 @@ def _supported() -> list[Any]:
     found = []
     for param in load_test_module("models/test_memo_pinned.py").scenarios():
         app, topology, packets, protocol, extra = param.values
-        if protocol not in ("openflow", "openflow-b") or set(extra) - set(_OPTIONS):
+        if resolve(protocol).name not in SUPPORTED_PROTOCOLS or set(extra) - set(_OPTIONS):
             continue
         found.append(pytest.param(app, topology, packets, extra, id=param.id, marks=param.marks))
     return found
