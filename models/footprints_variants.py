@@ -13,24 +13,39 @@ Attendre (:mod:`~nice_attendre.models.protocols.attendre`):
   updates a buffer action, a miss adds a buffer entry, an encap action is used once (it
   also writes the switch's variant state ``ext:``, the message sets' progress and the
   packets waiting at buffer actions, as OpenFlow's footprint already says);
-* a switch's command step re-matches the waiting packets when it finishes a message set
-  (they go through the table, anywhere): a command of a message set (``ms``) has the
-  command step's whole footprint in the bounded one;
-* a dormant controller step's enablers and a dormant packet step's at a port linked to a
-  switch are the writers of their guard (OpenFlow's analyses assume the table changes only
-  by commands and expiries, and that packets do not wait at the switch); a switch's tie
-  choices too (a packet step may add an entry that ties). A switch's expiries keep
-  OpenFlow's enablers: only a command adds an entry with a timeout (a packet step's
-  entries have none, an updated entry keeps its own), and an entry holding a buffer action
-  expires only once its set ends, when the table is written (the guard then).
+* a command step's bounded footprint: OpenFlow's while its channel holds no message of a
+  set; while the messages of sets in it finish none (the progress in ``ext:`` plus those
+  messages stay below each set's size), OpenFlow's footprint of those commands that also
+  reads and writes ``ext:``; otherwise the command step's whole footprint (the set's end
+  re-matches the waiting packets through the table: anywhere);
+* what may arrive at a port before the controller acts (:meth:`Footprints.arrivals`, behind
+  a dormant packet step's enablers): a pure buffer entry (no actions) forwards nothing at a
+  packet step (the packet waits); a command step whose channel holds a message of a set may
+  send any packet anywhere (the set's end);
+* a dormant controller step keeps OpenFlow's enablers: before the controller acts, a
+  packet step at a port where every packet hits an entry that stays and forwards still
+  sends no packet-in (an Attendre Command turns such an entry into a buffer action, which
+  holds packets; only a set's last message, in a command step, removes it, and a command
+  step that may finish a set is named, its bounded footprint being the whole one);
+* a switch's tie choices: when no two entries of one table and priority whose matches
+  overlap may be in its table before the controller acts (those now, those the flow-mods
+  in its channel add, those the Attendre Commands for it anywhere in the network name, a
+  miss's buffer entry), the controller's events (a packet step may install an entry: the
+  command step alone is not enough); otherwise the writers of its table;
+* a switch's expiries keep OpenFlow's enablers: only a command adds an entry with a
+  timeout (a packet step's entries have none, an updated entry keeps its own), and an
+  entry holding a buffer action expires only once its set ends, when the table is written.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Hashable, Sequence
 
-from nice_attendre.models.events import ControllerHandle, SwitchProcessPacket
+from nice_attendre.models import flowtable
+from nice_attendre.models.events import SwitchProcessCommand, SwitchProcessPacket
 from nice_attendre.models.footprints import Footprints, Standin
+from nice_attendre.models.messages import BUFFER_PRIORITY, FlowMod
+from nice_attendre.models.packet import AttendreCommand
 from nice_attendre.por import Footprint
 
 if TYPE_CHECKING:
@@ -46,24 +61,144 @@ class AttendreFootprints(Footprints):
             return replace(found, writes=found.writes | {self.net.slot_table[event.dpid]})
         return found
 
-    def _commands_footprint(self, dpid: int, commands: Sequence[Any]) -> Footprint:
-        if any(getattr(msg, "ms", None) is not None for msg in commands):
-            return self.footprint((), _command(dpid))
-        return super()._commands_footprint(dpid, commands)
+    def bounded(self, state: Sequence[int], event: Hashable) -> tuple[Footprint, tuple[Hashable, ...]] | None:
+        """OpenFlow's while the command channel holds no message of a set; otherwise, when no
+        set finishes with the messages in the channel (the switch's ``ext:`` progress plus
+        those messages stay below each set's size), OpenFlow's footprint of the same commands
+        that also reads and writes ``ext:`` (the count of the set's messages); when one may
+        finish, the command step's whole footprint (the waiting packets are re-matched)."""
+        if type(event) is not SwitchProcessCommand:
+            return None
+        dpid = event.dpid  # type: ignore[attr-defined]
+        if not self._sets_in_channel(state, dpid):
+            return super().bounded(state, event)
+        net = self.net
+        ext = net.slot_ext[dpid]
+        key = (dpid, state[net.slot_cmdq[dpid]], state[ext])
+        found = self._bounded_sets.get(key)
+        if found is None:
+            commands = net.value(state, f"cmdq:{dpid}")
+            progress = net.interned(ext)[state[ext]]
+            counts: dict[Any, list[Any]] = {}
+            for msg in commands:
+                ms = getattr(msg, "ms", None)
+                if ms is not None:
+                    counts.setdefault(ms.version, []).append(ms)
+            static = self.footprint(state, event)
+            finishing = False
+            for version, sets in counts.items():
+                record = progress.progress(version)
+                done = record.processed if record is not None else 0
+                if any(done + len(sets) >= ms.size for ms in sets):
+                    finishing = True
+            found = static
+            if not finishing:
+                plain = super()._commands_footprint(dpid, commands)
+                if plain is not static and plain != static:
+                    found = replace(plain, reads=plain.reads | {ext}, writes=plain.writes | {ext})
+            self._bounded_sets[key] = found
+        return found, self._feeders
+
+    def __init__(self, net: "Network") -> None:
+        super().__init__(net)
+        # the packets waiting at buffer actions carry headers too
+        self._carriers = tuple(sorted(set(self._carriers) | set(net.slot_ext.values())))
+        self._finishing: dict[int, bool] = {}
+        self._untied_here: dict[Any, bool] = {}
+        self._bounded_sets: dict[tuple[int, int, int], Footprint] = {}
+        self._ac_cache: dict[tuple[int, int], frozenset[Any]] = {}
 
     def enablers(self, state: Sequence[int], event: Hashable) -> Any:
-        kind = type(event)
-        if kind is ControllerHandle or kind is SwitchProcessPacket:
-            return None
-        if kind is Standin and event.kind == "tie":  # type: ignore[attr-defined]
-            return None
+        """OpenFlow's, but a switch's tie choices: when neither its table, nor the flow-mods in
+        its channel, nor the entries the Attendre Commands now anywhere in the network would
+        install there, nor a miss's buffer entry could tie (:meth:`_cannot_tie_here`), the
+        controller's events (a packet step may install an entry: the command step alone is
+        not enough); otherwise the writers of its table."""
+        if type(event) is Standin and event.kind == "tie":  # type: ignore[attr-defined]
+            dpid = event.dpid  # type: ignore[attr-defined]
+            net = self.net
+            key = (dpid, state[net.slot_table[dpid]], state[net.slot_cmdq[dpid]], self._acs(state).get(dpid))
+            found = self._untied_here.get(key)
+            if found is None:
+                found = self._untied_here[key] = self._cannot_tie_here(state, dpid, key[3] or ())
+            return self._feeders if found else None
         return super().enablers(state, event)
 
+    def _acs(self, state: Sequence[int]) -> dict[int, frozenset[Any]]:
+        """Per switch, the Attendre Commands for it anywhere in ``state`` (packets, their
+        encapsulations in entries, messages, waiting packets)."""
+        found: dict[int, set[Any]] = {}
+        for slot in self._carriers:
+            for ac in self._acs_in(state, slot):
+                found.setdefault(ac.dpid, set()).add(ac)
+        return {dpid: frozenset(acs) for dpid, acs in found.items()}
 
-def _command(dpid: int) -> Hashable:
-    from nice_attendre.models.events import SwitchProcessCommand
+    def _acs_in(self, state: Sequence[int], slot: int) -> frozenset[Any]:
+        key = (slot, state[slot])
+        found = self._ac_cache.get(key)
+        if found is None:
+            acs = set()
+            work = [self.net.value(state, self.net.slot_names[slot])]
+            while work:
+                item = work.pop()
+                if type(item) is AttendreCommand:
+                    acs.add(item)
+                elif isinstance(item, (tuple, list, frozenset)):
+                    work.extend(item)
+                elif hasattr(item, "__dataclass_fields__"):
+                    work.extend(getattr(item, name) for name in item.__dataclass_fields__)
+            found = self._ac_cache[key] = frozenset(acs)
+        return found
 
-    return SwitchProcessCommand(dpid)
+    def _cannot_tie_here(self, state: Sequence[int], dpid: int, acs: Any) -> bool:
+        """Whether no two entries of one table and priority whose matches overlap may be in
+        switch ``dpid``'s table before the controller acts (whatever their behaviour: an
+        Attendre Command or a set's end changes an entry's buffer action, a packet its encap):
+        those now, those the flow-mods in its channel add, those the Attendre Commands for it
+        name. A miss's buffer entry has the highest priority and the packet's exact match: it
+        overlaps only an entry at that priority (then: may tie)."""
+        net = self.net
+        keys = [(entry.table_id, entry.neg_priority, entry.match, entry.buffer is not None and entry.actions is None)
+                for entry in net.interned(net.slot_table[dpid])[state[net.slot_table[dpid]]]]
+        for msg in net.value(state, f"cmdq:{dpid}"):
+            if type(msg) is FlowMod:
+                if msg.command not in ("add", "modify-or-add", "delete", "delete-strict"):
+                    return False
+                if msg.command[0] != "d":
+                    keys.append((msg.table_id, -msg.priority, msg.match, False))
+        keys.extend((ac.table_id, -ac.priority, ac.match, False) for ac in acs)
+        if any(-neg == BUFFER_PRIORITY and not buffer_entry for _t, neg, _m, buffer_entry in keys):
+            return False
+        return not any(a[0] == b[0] and a[1] == b[1] and flowtable.overlap(a[2], b[2])
+                       for i, a in enumerate(keys) for b in keys[i + 1:])
+
+    def _sets_in_channel(self, state: Sequence[int], dpid: int) -> bool:
+        """Whether switch ``dpid``'s command channel holds a message of a message set (whose
+        processing may finish the set and re-match the packets waiting at its buffer actions)."""
+        slot = self.net.slot_cmdq[dpid]
+        found = self._finishing.get(state[slot])
+        if found is None:
+            found = self._finishing[state[slot]] = any(
+                getattr(msg, "ms", None) is not None for msg in self.net.value(state, f"cmdq:{dpid}"))
+        return found
+
+    def _entries(self, state: Sequence[int], dpid: int) -> list[Any] | None:
+        """OpenFlow's, without the pure buffer entries (no actions: a packet hitting one waits
+        at the switch, it goes nowhere until its set ends, in a command step)."""
+        found = super()._entries(state, dpid)
+        if found is None:
+            return None
+        return [entry for entry in found if entry.actions is not None or entry.buffer is None]
+
+    def _switch_moves(self, state: Sequence[int], dpid: int) -> tuple[Any, Any]:
+        """OpenFlow's, but the command step may send any packet anywhere when its channel
+        holds a message of a set: finishing the set re-matches the waiting packets (and those
+        still to come to a buffer action) through the table."""
+        transfer, released = super()._switch_moves(state, dpid)
+        if released is not None and self._sets_in_channel(state, dpid):
+            released = None
+        return transfer, released
+
 
 
 #: Each supported variant's footprints (OpenFlow's and OpenFlow-B's: the base class).
