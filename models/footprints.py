@@ -52,8 +52,8 @@ add, the packets they release and what the hosts may send); a switch's tie choic
 expiries, when its table cannot tie or holds no entry with a timeout, its command step or
 the controller's events (:class:`~nice_attendre.por.Alternatives`).
 
-Supported: the ``openflow`` and ``openflow-b`` variants, and ``attendre`` (its own footprints:
-:mod:`~nice_attendre.models.footprints_variants`) with FIFO channels, a single-threaded controller, no
+Supported: the ``openflow`` and ``openflow-b`` variants, and ``attendre`` and ``batch`` (their
+own footprints: :mod:`~nice_attendre.models.footprints_variants`) with FIFO channels, a single-threaded controller, no
 faults, and the monitors that keep no history; :meth:`Footprints.unsupported`
 names what is not (yet).
 """
@@ -76,7 +76,7 @@ if TYPE_CHECKING:
     from nice_attendre.models.network import Network
 
 #: The variants whose events this module knows.
-SUPPORTED_PROTOCOLS = ("openflow", "openflow-b", "attendre")
+SUPPORTED_PROTOCOLS = ("openflow", "openflow-b", "attendre", "batch")
 #: The monitors that keep history in the state (host slots read from switch steps, the
 #: ``history`` and ``expired`` slots): not supported yet.
 HISTORY_MONITORS = ("direct-paths", "strict-direct-paths", "one-packet-in-per-flow")
@@ -103,6 +103,9 @@ def _fp(reads: Any = (), writes: Any = (), appends: Any = (), pops: Any = (), gu
 
 class Footprints:
     """The footprints of one network's events (computed once per event)."""
+
+    #: The kinds of events whose occurrence footprint is observed (a variant adds its own).
+    observed: frozenset[type] = _SWITCH_STEPS
 
     def __new__(cls, net: "Network") -> "Footprints":
         if cls is Footprints:  # a protocol variant's own footprints (models/footprints_variants.py)
@@ -306,7 +309,7 @@ class Footprints:
         controller step is not run twice, as its first call is the one checked for
         determinism). Cached by the values of the slots its footprint may read."""
         kind = type(event)
-        if kind not in _SWITCH_STEPS:
+        if kind not in self.observed:
             return None
         static = self.footprint(state, event)
         if any(slot >= len(state) for slot in static.reads):

@@ -35,6 +35,23 @@ Attendre (:mod:`~nice_attendre.models.protocols.attendre`):
 * a switch's expiries keep OpenFlow's enablers: only a command adds an entry with a
   timeout (a packet step's entries have none, an updated entry keeps its own), and an
   entry holding a buffer action expires only once its set ends, when the table is written.
+
+Batched flow-mods (:mod:`~nice_attendre.models.protocols.batch`): a flow-mod goes to the
+switch's storage table (``ext:``) and is applied by the flow-mod that reaches the threshold,
+a barrier or the timer event (:class:`~nice_attendre.models.protocols.batch.BatchTimerFires`):
+
+* the timer's footprint is a command step's without the pop, guarded by ``ext:``; its
+  occurrence is observed as a switch step's; dormant (nothing stored), its enabler is the
+  switch's command step (only a flow-mod stores);
+* a command step's bounded footprint is OpenFlow's for the stored flow-mods and the
+  commands in its channel together (any of them may apply the batch), with ``ext:``;
+* while flow-mods are stored, a switch's tie choices and expiries have their table's
+  writers as enablers (the timer may apply them), its packets may go anywhere in the
+  arrivals, and a packet may go to the controller at any port; while nothing is stored,
+  OpenFlow's (the channel's flow-mods are applied as they would be);
+* the timer is an enabler of a dormant controller step, or of a packet step at a link to
+  its switch, whenever that switch's command step is one (it applies what the command
+  step's bounded footprint covers).
 """
 from __future__ import annotations
 
@@ -43,9 +60,10 @@ from typing import TYPE_CHECKING, Any, Hashable, Sequence
 
 from nice_attendre.models import flowtable
 from nice_attendre.models.events import SwitchProcessCommand, SwitchProcessPacket
-from nice_attendre.models.footprints import Footprints, Standin
+from nice_attendre.models.footprints import Footprints, Standin, _fp
 from nice_attendre.models.messages import BUFFER_PRIORITY, FlowMod
 from nice_attendre.models.packet import AttendreCommand
+from nice_attendre.models.protocols.batch import BatchTimerFires
 from nice_attendre.por import Footprint
 
 if TYPE_CHECKING:
@@ -201,8 +219,98 @@ class AttendreFootprints(Footprints):
 
 
 
+class BatchFootprints(Footprints):
+    """Batched flow-mods' footprints (see the module docstring)."""
+
+    observed = Footprints.observed | {BatchTimerFires}
+
+    def __init__(self, net: "Network") -> None:
+        super().__init__(net)
+        timers = net.protocol.settings["timer"] == "event"
+        #: per switch, its timer event (none with timer=never)
+        self._timers = {dpid: (BatchTimerFires(dpid),) if timers else () for dpid in net.topology.switches}
+        self._universe = self._universe + tuple(event for events in self._timers.values() for event in events)
+        self._stored_empty: dict[int, bool] = {}
+        self._bounded_stored: dict[tuple[int, int, int], Footprint] = {}
+
+    def _stored(self, state: Sequence[int], dpid: int) -> bool:
+        """Whether switch ``dpid``'s storage table holds flow-mods."""
+        slot = self.net.slot_ext[dpid]
+        found = self._stored_empty.get(state[slot])
+        if found is None:
+            found = self._stored_empty[state[slot]] = bool(self.net.interned(slot)[state[slot]])
+        return found
+
+    def _compute(self, event: Hashable) -> Footprint:
+        if type(event) is BatchTimerFires:  # applies the stored flow-mods: a command step's footprint, no pop
+            dpid = event.dpid
+            own, out = self._switch(dpid)
+            return _fp(reads=own | self._reads_of_switch(dpid), writes=own, appends=out,
+                       guard=(self.net.slot_ext[dpid],), adds=self._adds)
+        return super()._compute(event)
+
+    def bounded(self, state: Sequence[int], event: Hashable) -> tuple[Footprint, tuple[Hashable, ...]] | None:
+        """OpenFlow's footprint of the flow-mods stored and the commands in the channel (a
+        flow-mod or a barrier may apply them all), reading and writing the storage table."""
+        if type(event) is not SwitchProcessCommand:
+            return None
+        net = self.net
+        dpid = event.dpid  # type: ignore[attr-defined]
+        ext = net.slot_ext[dpid]
+        key = (dpid, state[net.slot_cmdq[dpid]], state[ext])
+        found = self._bounded_stored.get(key)
+        if found is None:
+            static = self.footprint(state, event)
+            plain = self._commands_footprint(dpid, tuple(net.interned(ext)[state[ext]])
+                                             + tuple(net.value(state, f"cmdq:{dpid}")))
+            found = static if plain == static else replace(plain, reads=plain.reads | {ext},
+                                                           writes=plain.writes | {ext})
+            self._bounded_stored[key] = found
+        return found, self._feeders
+
+    def _switch_moves(self, state: Sequence[int], dpid: int) -> tuple[Any, Any]:
+        """OpenFlow's while the storage table is empty (the channel's flow-mods are applied as
+        they would be); otherwise any packet anywhere."""
+        if self._stored(state, dpid):
+            return (lambda port, hdr: None), None
+        return super()._switch_moves(state, dpid)
+
+    def _missing_ports(self, state: Sequence[int], dpid: int) -> tuple[int, ...] | None:
+        if self._stored(state, dpid):
+            return None
+        return super()._missing_ports(state, dpid)
+
+    def _controller_enablers(self, state: Sequence[int], event: Hashable) -> tuple[Hashable, ...]:
+        """OpenFlow's, and the switch's timer when its command step is among them (applying the
+        stored flow-mods does what the command step's bounded footprint, which covers them,
+        says: a timer applies no more than a command step may)."""
+        found = super()._controller_enablers(state, event)
+        dpid = event.dpid  # type: ignore[attr-defined]
+        return found + self._timers[dpid] if SwitchProcessCommand(dpid) in found else found
+
+    def _packet_enablers(self, state: Sequence[int], event: Hashable) -> tuple[Hashable, ...] | None:
+        """OpenFlow's, and the timer of the switch at the other end when its command step is
+        among them (applying a batch releases the buffered packets of its flow-mod/packet-outs,
+        which the arrivals count as the command step's)."""
+        found = super()._packet_enablers(state, event)
+        if found is None:
+            return None
+        peer = self.net.topology.links[(event.dpid, event.port)]  # type: ignore[attr-defined]
+        return found + self._timers[peer.node] if SwitchProcessCommand(peer.node) in found else found
+
+    def enablers(self, state: Sequence[int], event: Hashable) -> Any:
+        """OpenFlow's, but a switch's tie choices and expiries while it stores flow-mods (its
+        timer may apply them): the writers of its table; a switch's timer, dormant (nothing
+        stored): its command step (only a flow-mod stores)."""
+        if type(event) is BatchTimerFires:
+            return (SwitchProcessCommand(event.dpid),)
+        if type(event) is Standin and self._stored(state, event.dpid):  # type: ignore[attr-defined]
+            return None
+        return super().enablers(state, event)
+
+
 #: Each supported variant's footprints (OpenFlow's and OpenFlow-B's: the base class).
-VARIANTS: dict[str, type[Footprints]] = {"attendre": AttendreFootprints}
+VARIANTS: dict[str, type[Footprints]] = {"attendre": AttendreFootprints, "batch": BatchFootprints}
 
 
 def variant_class(net: "Network") -> type[Footprints] | None:

@@ -43,6 +43,13 @@ SCENARIOS = [
     ("energy-te", "paths:2,3", 2, {"protocol": "attendre"}),
     (f"{DATA}/timeout_routing.py:TimeoutRouting", "linear:2", 1, {"protocol": "attendre"}),
     (f"{DATA}/equal_priority.py:MirrorEth", None, 1, {"protocol": "attendre"}),
+    # batched flow-mods: stored in ext:, applied by a threshold, a barrier or the timer event
+    ("route-flow", "linear:3", 2, {"protocol": "batch"}),
+    ("route-flow", "linear:3", 2, {"bug": "forget-last-hop", "protocol": "batch:threshold=3"}),
+    ("mac-learning", "linear:2", 2, {"protocol": "batch"}),
+    ("energy-te", "paths:2,3", 2, {"protocol": "batch"}),
+    (f"{DATA}/timeout_routing.py:TimeoutRouting", "linear:2", 1, {"protocol": "batch"}),
+    (f"{DATA}/equal_priority.py:MirrorEth", None, 1, {"protocol": "batch:timer=never"}),
 ]
 
 PROPERTIES = ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "delivery"]
