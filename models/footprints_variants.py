@@ -52,6 +52,18 @@ a barrier or the timer event (:class:`~nice_attendre.models.protocols.batch.Batc
 * the timer is an enabler of a dormant controller step, or of a packet step at a link to
   its switch, whenever that switch's command step is one (it applies what the command
   step's bounded footprint covers).
+
+Switch buffers (:mod:`~nice_attendre.models.protocols.buffer`): at packet granularity
+OpenFlow's events with a capacity (a packet step reads the buffer and ``ext:``, both its
+own); at flow granularity a missed packet joins its flow's queue in ``ext:``:
+
+* a release takes the flow's packets from ``ext:`` (a command step's bounded footprint
+  reads and writes it); while flow buffers hold packets, a command step that releases may
+  send any packet anywhere in the arrivals;
+* a timeout (:class:`~nice_attendre.models.protocols.buffer.FlowBufferTimeout`) is the
+  packet step at its port, another way (its footprint), guarded also by the table and
+  ``ext:`` (whether the head packet joins a buffered flow), its occurrence observed; the
+  switch's timeouts are among a dormant controller step's enablers (each sends a packet-in).
 """
 from __future__ import annotations
 
@@ -64,6 +76,7 @@ from nice_attendre.models.footprints import Footprints, Standin, _fp
 from nice_attendre.models.messages import BUFFER_PRIORITY, FlowMod
 from nice_attendre.models.packet import AttendreCommand
 from nice_attendre.models.protocols.batch import BatchTimerFires
+from nice_attendre.models.protocols.buffer import FlowBufferTimeout
 from nice_attendre.por import Footprint
 
 if TYPE_CHECKING:
@@ -309,8 +322,63 @@ class BatchFootprints(Footprints):
         return super().enablers(state, event)
 
 
+class BufferFootprints(Footprints):
+    """Switch buffers' footprints (see the module docstring)."""
+
+    observed = Footprints.observed | {FlowBufferTimeout}
+
+    def __init__(self, net: "Network") -> None:
+        super().__init__(net)
+        protocol = net.protocol
+        self._flow = bool(protocol.flow)
+        timeouts = protocol.settings["timeout"] == "event"
+        #: per switch, its timeout events (one per port; none with timeout=never)
+        self._timeouts = {dpid: tuple(FlowBufferTimeout(dpid, port) for port in net.topology.ports[dpid])
+                          if timeouts else () for dpid in net.topology.switches}
+        self._universe = self._universe + tuple(event for events in self._timeouts.values() for event in events)
+        if self._flow:  # the packets a flow buffer holds carry headers too
+            self._carriers = tuple(sorted(set(self._carriers) | set(net.slot_ext.values())))
+        self._buffering: dict[int, bool] = {}
+
+    def _compute(self, event: Hashable) -> Footprint:
+        if type(event) is FlowBufferTimeout:  # the packet step at its port, another way
+            dpid = event.dpid
+            found = self.footprint((), SwitchProcessPacket(dpid, event.port))
+            return replace(found, guard=found.guarded | {self.net.slot_table[dpid], self.net.slot_ext[dpid]})
+        return super()._compute(event)
+
+    def _commands_footprint(self, dpid: int, commands: Sequence[Any]) -> Footprint:
+        """OpenFlow's; at flow granularity a release takes the flow's packets from ``ext:``."""
+        found = super()._commands_footprint(dpid, commands)
+        static = self.footprint((), SwitchProcessCommand(dpid))
+        if not self._flow or found == static:
+            return found
+        ext = self.net.slot_ext[dpid]
+        return replace(found, reads=found.reads | {ext}, writes=found.writes | {ext})
+
+    def _switch_moves(self, state: Sequence[int], dpid: int) -> tuple[Any, Any]:
+        """OpenFlow's; at flow granularity, while flow buffers hold packets, the command step
+        may send any packet anywhere (a release sends every packet of the flow)."""
+        transfer, released = super()._switch_moves(state, dpid)
+        if self._flow and released is not None and self._holds(state, dpid):
+            released = None
+        return transfer, released
+
+    def _holds(self, state: Sequence[int], dpid: int) -> bool:
+        slot = self.net.slot_ext[dpid]
+        found = self._buffering.get(state[slot])
+        if found is None:
+            found = self._buffering[state[slot]] = bool(self.net.interned(slot)[state[slot]])
+        return found
+
+    def _controller_enablers(self, state: Sequence[int], event: Hashable) -> tuple[Hashable, ...]:
+        """OpenFlow's and the switch's timeouts (each sends a packet-in again)."""
+        return super()._controller_enablers(state, event) + self._timeouts[event.dpid]  # type: ignore[attr-defined]
+
+
 #: Each supported variant's footprints (OpenFlow's and OpenFlow-B's: the base class).
-VARIANTS: dict[str, type[Footprints]] = {"attendre": AttendreFootprints, "batch": BatchFootprints}
+VARIANTS: dict[str, type[Footprints]] = {"attendre": AttendreFootprints, "batch": BatchFootprints,
+                                         "buffer": BufferFootprints}
 
 
 def variant_class(net: "Network") -> type[Footprints] | None:

@@ -50,6 +50,13 @@ SCENARIOS = [
     ("energy-te", "paths:2,3", 2, {"protocol": "batch"}),
     (f"{DATA}/timeout_routing.py:TimeoutRouting", "linear:2", 1, {"protocol": "batch"}),
     (f"{DATA}/equal_priority.py:MirrorEth", None, 1, {"protocol": "batch:timer=never"}),
+    # switch buffers: a finite capacity; flow granularity queues a flow's packets in ext:,
+    # a release sends them all, a timeout is another way of processing a packet
+    ("route-flow", "linear:3", 2, {"protocol": "buffer:granularity=flow,timeout=event"}),
+    ("route-flow", "linear:3", 2, {"bug": "forget-last-hop", "protocol": "buffer:capacity=1"}),
+    ("mac-learning", "linear:2", 2, {"protocol": "buffer:granularity=flow,capacity=1"}),
+    ("energy-te", "paths:2,3", 2, {"protocol": "buffer:capacity=0"}),
+    (f"{DATA}/timeout_routing.py:TimeoutRouting", "linear:2", 1, {"protocol": "buffer:granularity=flow,timeout=event"}),
 ]
 
 PROPERTIES = ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "delivery"]

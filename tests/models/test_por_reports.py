@@ -53,7 +53,7 @@ def test_compare_refuses_a_protocol_it_does_not_reduce_before_exploring() -> Non
     done = run("compare", "route-flow", "-t", "linear:2", "--por", "--protocols", "openflow,pif")
     assert done.exit_code == 2
     assert done.output.strip().splitlines() == [
-        "Error: --por does not support protocol pif yet (supported: openflow, openflow-b, attendre, batch; use --protocols)"]
+        "Error: --por does not support protocol pif yet (supported: openflow, openflow-b, attendre, batch, buffer; use --protocols)"]
 
 
 def test_bench_adds_reduced_columns(tmp_path: Path) -> None:
