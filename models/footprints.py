@@ -52,8 +52,8 @@ add, the packets they release and what the hosts may send); a switch's tie choic
 expiries, when its table cannot tie or holds no entry with a timeout, its command step or
 the controller's events (:class:`~nice_attendre.por.Alternatives`).
 
-Supported: the ``openflow`` and ``openflow-b`` variants, and ``attendre``, ``batch`` and ``buffer``
-(their own footprints: :mod:`~nice_attendre.models.footprints_variants`) with FIFO channels, a single-threaded controller, no
+Supported: every protocol variant (``openflow`` and ``openflow-b`` here, the others' own
+footprints in :mod:`~nice_attendre.models.footprints_variants`) with FIFO channels, a single-threaded controller, no
 faults, and the monitors that keep no history; :meth:`Footprints.unsupported`
 names what is not (yet).
 """
@@ -76,7 +76,7 @@ if TYPE_CHECKING:
     from nice_attendre.models.network import Network
 
 #: The variants whose events this module knows.
-SUPPORTED_PROTOCOLS = ("openflow", "openflow-b", "attendre", "batch", "buffer")
+SUPPORTED_PROTOCOLS = ("openflow", "openflow-b", "attendre", "batch", "buffer", "pif")
 #: The monitors that keep history in the state (host slots read from switch steps, the
 #: ``history`` and ``expired`` slots): not supported yet.
 HISTORY_MONITORS = ("direct-paths", "strict-direct-paths", "one-packet-in-per-flow")

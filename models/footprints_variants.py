@@ -64,10 +64,24 @@ own); at flow granularity a missed packet joins its flow's queue in ``ext:``:
   packet step at its port, another way (its footprint), guarded also by the table and
   ``ext:`` (whether the head packet joins a buffered flow), its occurrence observed; the
   switch's timeouts are among a dormant controller step's enablers (each sends a packet-in).
+
+Packet-in filtering (:mod:`~nice_attendre.models.protocols.pif`): a packet step at a miss reads
+and writes the pending tables (``ext:``, its own) and sends a packet-in, drops the packet or
+floods it:
+
+* a meter drop (:class:`~nice_attendre.models.protocols.pif.MeterDropsPacket`) is the packet
+  step at its port, another way, guarded also by the table and ``ext:``; a pending entry's
+  expiry reads and writes ``ext:`` only (dormant, one stand-in per switch,
+  :class:`PendingStandin`); both observed as switch steps;
+* with ``remove=flow-mod`` a flow-mod also writes ``ext:`` (the bounded footprint says so);
+* where a pending flow rule floods, a packet arriving at a port may leave by every other port
+  (the arrivals);
+* a dormant controller step keeps OpenFlow's enablers (a switch sends no packet-in it would
+  not send under OpenFlow: filtering only drops, floods or meters packets that miss).
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Hashable, Sequence
 
 from nice_attendre.models import flowtable
@@ -77,6 +91,7 @@ from nice_attendre.models.messages import BUFFER_PRIORITY, FlowMod
 from nice_attendre.models.packet import AttendreCommand
 from nice_attendre.models.protocols.batch import BatchTimerFires
 from nice_attendre.models.protocols.buffer import FlowBufferTimeout
+from nice_attendre.models.protocols.pif import MeterDropsPacket, PendingEntryExpires
 from nice_attendre.por import Footprint
 
 if TYPE_CHECKING:
@@ -376,9 +391,73 @@ class BufferFootprints(Footprints):
         return super()._controller_enablers(state, event) + self._timeouts[event.dpid]  # type: ignore[attr-defined]
 
 
+@dataclass(frozen=True, slots=True)
+class PendingStandin:
+    """A dormant stand-in for the expiries of switch ``dpid``'s pending entries (packet-in
+    filtering): never enabled itself."""
+
+    dpid: int
+
+    def stands_for(self, event: Hashable) -> bool:
+        """Whether ``event`` is one of the events this stands in for."""
+        return type(event) is PendingEntryExpires and event.dpid == self.dpid
+
+
+class FilteringFootprints(Footprints):
+    """Packet-in filtering's footprints (see the module docstring)."""
+
+    observed = Footprints.observed | {MeterDropsPacket, PendingEntryExpires}
+
+    def __init__(self, net: "Network") -> None:
+        super().__init__(net)
+        protocol = net.protocol
+        switches = net.topology.switches
+        meters = protocol.global_limit or any(rule.action == "rate-limit" for rule in protocol.rules)
+        expiries = protocol.settings["expire"] == "event"
+        self._remove = protocol.settings["remove"] == "flow-mod"
+        self._floods = any(rule.action == "flood" for rule in protocol.rules)
+        self._universe = self._universe + tuple(
+            MeterDropsPacket(dpid, port) for dpid in switches for port in net.topology.ports[dpid] if meters
+        ) + tuple(PendingStandin(dpid) for dpid in switches if expiries)
+
+    def _compute(self, event: Hashable) -> Footprint:
+        kind = type(event)
+        if kind is MeterDropsPacket:  # the packet step at its port, another way
+            dpid = event.dpid
+            found = self.footprint((), SwitchProcessPacket(dpid, event.port))
+            return replace(found, guard=found.guarded | {self.net.slot_table[dpid], self.net.slot_ext[dpid]})
+        if kind is PendingEntryExpires or kind is PendingStandin:  # the pending tables only
+            ext = self.net.slot_ext[event.dpid]
+            return _fp(reads=(ext,), writes=(ext,), guard=(ext,), adds=self._adds)
+        return super()._compute(event)
+
+    def _commands_footprint(self, dpid: int, commands: Sequence[Any]) -> Footprint:
+        """OpenFlow's; with ``remove=flow-mod`` a flow-mod also removes pending entries."""
+        found = super()._commands_footprint(dpid, commands)
+        if not self._remove or not any(type(msg) is FlowMod for msg in commands):
+            return found
+        ext = self.net.slot_ext[dpid]
+        return replace(found, reads=found.reads | {ext}, writes=found.writes | {ext})
+
+    def _switch_moves(self, state: Sequence[int], dpid: int) -> tuple[Any, Any]:
+        """OpenFlow's; where a pending flow rule floods, a packet may also leave by every
+        other port (it may miss and repeat a pending entry)."""
+        transfer, released = super()._switch_moves(state, dpid)
+        if not self._floods:
+            return transfer, released
+        peers = tuple(self._peers[dpid])
+
+        def flooding(port: int, hdr: Any) -> Any:
+            out = transfer(port, hdr)
+            if out is None:
+                return None
+            return tuple(out) + tuple((other, hdr) for other in peers if other != port)
+        return flooding, released
+
+
 #: Each supported variant's footprints (OpenFlow's and OpenFlow-B's: the base class).
 VARIANTS: dict[str, type[Footprints]] = {"attendre": AttendreFootprints, "batch": BatchFootprints,
-                                         "buffer": BufferFootprints}
+                                         "buffer": BufferFootprints, "pif": FilteringFootprints}
 
 
 def variant_class(net: "Network") -> type[Footprints] | None:

@@ -89,8 +89,6 @@ def test_verify_reports_the_reduction_and_leaves_the_default_termination_out() -
     ({"properties": ["termination"]}, "termination"),
     ({"properties": ["no-reordering"]}, "not known to be stable"),
     ({"properties": ["direct-paths"]}, "keeps history"),
-    ({"protocol": "pif:action=drop"}, "protocol pif"),
-    ({"protocol": "pif"}, "protocol pif"),
     ({"command_order": "any"}, "command order any"),
     ({"threaded_controller": "per-switch"}, "threaded controller"),
     ({"faults": {"loss": 1}}, "faults"),

@@ -49,7 +49,15 @@ def test_compare_adds_reduced_columns_beside_the_unreduced_counts(tmp_path: Path
     assert "por" not in plain.output and "reduction" not in plain.output
 
 
-def test_compare_refuses_a_protocol_it_does_not_reduce_before_exploring() -> None:
+def _without_pif(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--por as if it did not support pif (it supports every variant now)."""
+    import nice_attendre.models.footprints as footprints
+
+    monkeypatch.setattr(footprints, "SUPPORTED_PROTOCOLS", ("openflow", "openflow-b", "attendre", "batch", "buffer"))
+
+
+def test_compare_refuses_a_protocol_it_does_not_reduce_before_exploring(monkeypatch: pytest.MonkeyPatch) -> None:
+    _without_pif(monkeypatch)
     done = run("compare", "route-flow", "-t", "linear:2", "--por", "--protocols", "openflow,pif")
     assert done.exit_code == 2
     assert done.output.strip().splitlines() == [
@@ -73,7 +81,8 @@ def test_bench_adds_reduced_columns(tmp_path: Path) -> None:
     assert int(cells["attendre"]["por_unique_states"]) < int(cells["attendre"]["unique_states"])
 
 
-def test_bench_names_what_it_does_not_reduce() -> None:
+def test_bench_names_what_it_does_not_reduce(monkeypatch: pytest.MonkeyPatch) -> None:
+    _without_pif(monkeypatch)
     done = run("bench", "route-flow", "--switches", "2", "--packets", "1", "--protocols", "openflow,pif", "--por", "-q")
     assert done.exit_code == 0, done.output
     assert "not reduced: pif" in done.output

@@ -49,3 +49,22 @@ def test_an_attendre_command_in_a_packet_may_make_a_tie() -> None:
     # without the command, nothing but the controller makes a tie there
     plain = net.encode({"table:2": (wide,), "port:2:1": (second,)})
     assert set(net.enablers(plain, Standin("tie", 2))) == set(net.por_model()._feeders)
+
+
+def test_every_protocol_variant_is_reduced() -> None:
+    from nice_attendre.models.footprints import SUPPORTED_PROTOCOLS
+    from nice_attendre.models.protocols import protocol_names
+
+    assert set(SUPPORTED_PROTOCOLS) == set(protocol_names())
+
+
+def test_a_protocol_without_footprints_is_refused(monkeypatch: Any) -> None:
+    import pytest
+
+    import nice_attendre.models.footprints as footprints
+    from nice_attendre.errors import InputError
+    from nice_attendre.frontend.api import verify
+
+    monkeypatch.setattr(footprints, "SUPPORTED_PROTOCOLS", ("openflow",))
+    with pytest.raises(InputError, match="protocol pif"):
+        verify("route-flow", topology="linear:2", packets=1, por=True, protocol="pif")
