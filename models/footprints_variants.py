@@ -204,7 +204,8 @@ class AttendreFootprints(Footprints):
         name. A miss's buffer entry has the highest priority and the packet's exact match: it
         overlaps only an entry at that priority (then: may tie)."""
         net = self.net
-        keys = [(entry.table_id, entry.neg_priority, entry.match, entry.buffer is not None and entry.actions is None)
+        keys = [(entry.table_id, entry.neg_priority, entry.match,
+                 entry.buffer is not None and entry.actions is None and entry.match.is_exact)
                 for entry in net.interned(net.slot_table[dpid])[state[net.slot_table[dpid]]]]
         for msg in net.value(state, f"cmdq:{dpid}"):
             if type(msg) is FlowMod:
