@@ -177,13 +177,17 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any]]] = {
                                                         "protocol": "openflow-b"}),
     "mac-learning:linear:2:2:openflow": ("mac-learning", {"topology": "linear:2", "packets": 2}),
     "energy-te:paths:2,3:1:openflow": ("energy-te", {"topology": "paths:2,3", "packets": 1}),
+    "route-flow:linear:3:2:attendre": ("route-flow", {"topology": "linear:3", "packets": 2, "protocol": "attendre"}),
+    "route-flow:linear:4:3:attendre": ("route-flow", {"topology": "linear:4", "packets": 3, "protocol": "attendre"}),
 }
 
 
 def measure(name: str) -> dict[str, Any]:
-    """The full graph's, the oracle's and ``--por``'s counts for scenario ``name``."""
+    """The full graph's, the oracle's and ``--por``'s counts for scenario ``name`` (``--por``'s
+    None where it refuses the scenario)."""
     from nice_attendre.checker import dfs
     from nice_attendre.frontend.api import build
+    from nice_attendre.por import unsupported
 
     app, options = SCENARIOS[name]
     run = build(app, properties=[], **options)
@@ -191,10 +195,12 @@ def measure(name: str) -> dict[str, Any]:
     graph = explore(run.network)
     oracle = reduce(graph)
     seconds = time.perf_counter() - started
-    reduced = dfs(build(app, properties=[], **options).network, (), por=True)
+    network = build(app, properties=[], **options).network
+    reduced = None if unsupported(network) else dfs(network, (), por=True).stats
     return {"scenario": name, "states": len(graph.succ), "transitions": graph.transitions,
             "oracle_states": oracle.states, "oracle_transitions": oracle.transitions,
-            "por_states": reduced.stats.unique_states, "por_transitions": reduced.stats.transitions,
+            "por_states": None if reduced is None else reduced.unique_states,
+            "por_transitions": None if reduced is None else reduced.transitions,
             "oracle_seconds": round(seconds, 1)}
 
 
@@ -207,8 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     header = f"{'scenario':36} {'states':>8} {'oracle':>8} {'--por':>8} {'oracle x':>9} {'--por x':>8}"
     print(header)
     for row in rows:
-        print(f"{row['scenario']:36} {row['states']:>8,} {row['oracle_states']:>8,} {row['por_states']:>8,} "
-              f"{row['states'] / row['oracle_states']:>8.2f}x {row['states'] / row['por_states']:>7.2f}x")
+        por = row["por_states"]
+        print(f"{row['scenario']:36} {row['states']:>8,} {row['oracle_states']:>8,} "
+              f"{'refused' if por is None else format(por, ','):>8} {row['states'] / row['oracle_states']:>8.2f}x "
+              f"{'-' if por is None else format(row['states'] / por, '.2f') + 'x':>8}")
     return 0
 
 
