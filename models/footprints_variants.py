@@ -27,11 +27,12 @@ Attendre (:mod:`~nice_attendre.models.protocols.attendre`):
   sends no packet-in (an Attendre Command turns such an entry into a buffer action, which
   holds packets; only a set's last message, in a command step, removes it, and a command
   step that may finish a set is named, its bounded footprint being the whole one);
-* a switch's tie choices: when no two entries of one table and priority whose matches
-  overlap may be in its table before the controller acts (those now, those the flow-mods
-  in its channel add, those the Attendre Commands for it anywhere in the network name, a
-  miss's buffer entry), the controller's events (a packet step may install an entry: the
-  command step alone is not enough); otherwise the writers of its table;
+* a switch's tie choices, when its table does not tie: its command and packet steps (a
+  packet step may install an entry: the command step alone is not enough), or, when no two
+  entries of one table and priority whose matches overlap may be in its table before the
+  controller acts (those now, those the flow-mods in its channel add, those the Attendre
+  Commands for it anywhere in the network name, a miss's buffer entry), the controller's
+  events, whichever the closure finds cheaper; when it ties, the writers of its table;
 * a switch's expiries keep OpenFlow's enablers: only a command adds an entry with a
   timeout (a packet step's entries have none, an updated entry keeps its own), and an
   entry holding a buffer action expires only once its set ends, when the table is written.
@@ -92,7 +93,7 @@ from nice_attendre.models.packet import AttendreCommand
 from nice_attendre.models.protocols.batch import BatchTimerFires
 from nice_attendre.models.protocols.buffer import FlowBufferTimeout
 from nice_attendre.models.protocols.pif import MeterDropsPacket, PendingEntryExpires
-from nice_attendre.por import Footprint
+from nice_attendre.por import Alternatives, Footprint
 
 if TYPE_CHECKING:
     from nice_attendre.models.network import Network
@@ -155,11 +156,12 @@ class AttendreFootprints(Footprints):
         self._ac_cache: dict[tuple[int, int], frozenset[Any]] = {}
 
     def enablers(self, state: Sequence[int], event: Hashable) -> Any:
-        """OpenFlow's, but a switch's tie choices: when neither its table, nor the flow-mods in
-        its channel, nor the entries the Attendre Commands now anywhere in the network would
-        install there, nor a miss's buffer entry could tie (:meth:`_cannot_tie_here`), the
-        controller's events (a packet step may install an entry: the command step alone is
-        not enough); otherwise the writers of its table."""
+        """OpenFlow's, but a switch's tie choices: when its table ties, the writers of its
+        table; otherwise the switch's command and packet steps (only they change its table in
+        a way that may make a tie: an expiry removes an entry) and, when neither its table,
+        nor the flow-mods in its channel, nor the entries the Attendre Commands now anywhere
+        in the network would install there, nor a miss's buffer entry could tie
+        (:meth:`_cannot_tie_here`), as an alternative, the controller's events."""
         if type(event) is Standin and event.kind == "tie":  # type: ignore[attr-defined]
             dpid = event.dpid  # type: ignore[attr-defined]
             net = self.net
@@ -167,7 +169,16 @@ class AttendreFootprints(Footprints):
             found = self._untied_here.get(key)
             if found is None:
                 found = self._untied_here[key] = self._cannot_tie_here(state, dpid, key[3] or ())
-            return self._feeders if found else None
+            table = net.slot_table[dpid]
+            tying = self._tying.get(state[table])
+            if tying is None:
+                tying = self._tying[state[table]] = flowtable.may_tie(net.interned(table)[state[table]])
+            if tying:
+                return None
+            # a table that cannot tie now ties only once the switch's own events change it
+            own = (SwitchProcessCommand(dpid),) + tuple(SwitchProcessPacket(dpid, port)
+                                                        for port in net.topology.ports[dpid])
+            return Alternatives((own, self._feeders)) if found else own
         return super().enablers(state, event)
 
     def _acs(self, state: Sequence[int]) -> dict[int, frozenset[Any]]:

@@ -17,6 +17,7 @@ from nice_attendre.models.packet import AttendreCommand, Match, Output, Packet
 from nice_attendre.models.protocols.ties import SwitchChoosesEntry
 from nice_attendre.models.scenario import Scenario, host_header
 from nice_attendre.models.topology import load_topology
+from nice_attendre.por import Alternatives
 
 HDR = host_header("h1", "h2")
 V = (1, ("h1", 0, 0))
@@ -45,10 +46,12 @@ def test_an_attendre_command_in_a_packet_may_make_a_tie() -> None:
     after = net.apply(state, SwitchProcessPacket(2, 1))
     assert may_tie(net.value(after, "table:2")) and _ties(net, after, 2)
     enablers = net.enablers(state, Standin("tie", 2))
-    assert enablers is None or SwitchProcessPacket(2, 1) in enablers
+    options = enablers if type(enablers) is Alternatives else (enablers,)
+    assert enablers is None or all(SwitchProcessPacket(2, 1) in option for option in options)
     # without the command, nothing but the controller makes a tie there
     plain = net.encode({"table:2": (wide,), "port:2:1": (second,)})
-    assert set(net.enablers(plain, Standin("tie", 2))) == set(net.por_model()._feeders)
+    found = net.enablers(plain, Standin("tie", 2))
+    assert type(found) is Alternatives and tuple(net.por_model()._feeders) in map(tuple, found)
 
 
 def test_every_protocol_variant_is_reduced() -> None:
