@@ -30,24 +30,26 @@ def _supported() -> list[Any]:
         app, topology, packets, protocol, extra = param.values
         if resolve(protocol).name not in SUPPORTED_PROTOCOLS or set(extra) - set(_OPTIONS):
             continue
-        found.append(pytest.param(app, topology, packets, extra, id=param.id, marks=param.marks))
+        found.append(pytest.param(app, topology, packets, protocol, extra, id=param.id, marks=param.marks))
     return found
 
 
-def _checkable(app: str, topology: str, packets: int, options: dict[str, Any]) -> list[str]:
+def _checkable(app: str, topology: str, packets: int, protocol: str, options: dict[str, Any]) -> list[str]:
     """The scenario's properties (its own or the defaults) that --por checks: not those of
     executions, not those it refuses (not stable, or a monitor that keeps history)."""
-    run = build(app, topology=topology, packets=packets, **options)
+    run = build(app, topology=topology, packets=packets, protocol=protocol, **options)
     return [p.name for p in run.properties if p.expectation not in EXECUTION_EXPECTATIONS
             and refusal([p]) is None and p.name not in HISTORY_MONITORS and p.name != "app-exception"
             and p.name != "app-nondeterminism"]
 
 
-def _explore(app: str, topology: str, packets: int, extra: dict[str, Any], por: bool) -> tuple[Any, set[int], Any]:
+def _explore(app: str, topology: str, packets: int, protocol: str, extra: dict[str, Any],
+             por: bool) -> tuple[Any, set[int], Any]:
     options = {key: value for key, value in extra.items() if key != "keep_going"}
-    options["properties"] = _checkable(app, topology, packets, options)
-    run = build(app, topology=topology, packets=packets, **options)
+    options["properties"] = _checkable(app, topology, packets, protocol, options)
+    run = build(app, topology=topology, packets=packets, protocol=protocol, **options)
     net = run.network
+    assert net.protocol.name == resolve(protocol).name  # the scenario's variant, not openflow's
     properties = tuple(p for p in run.properties if p.expectation not in EXECUTION_EXPECTATIONS)
     assert not por or not (unsupported(net) or refusal(properties)), unsupported(net) or refusal(properties)
     quiet: set[int] = set()
@@ -57,11 +59,11 @@ def _explore(app: str, topology: str, packets: int, extra: dict[str, Any], por: 
     return result, quiet, net
 
 
-@pytest.mark.parametrize("app,topology,packets,extra", _supported())
-def test_reduced_search_agrees_on_every_pinned_scenario(app: str, topology: str, packets: int,
+@pytest.mark.parametrize("app,topology,packets,protocol,extra", _supported())
+def test_reduced_search_agrees_on_every_pinned_scenario(app: str, topology: str, packets: int, protocol: str,
                                                         extra: dict[str, Any]) -> None:
-    reduced, reduced_quiet, net = _explore(app, topology, packets, extra, True)
-    full, full_quiet, _net = _explore(app, topology, packets, extra, False)
+    reduced, reduced_quiet, net = _explore(app, topology, packets, protocol, extra, True)
+    full, full_quiet, _net = _explore(app, topology, packets, protocol, extra, False)
     assert reduced_quiet == full_quiet
     assert {d.property for d in reduced.discoveries} == {d.property for d in full.discoveries}
     assert reduced.stats.unique_states <= full.stats.unique_states
@@ -73,3 +75,4 @@ def test_the_sweep_covers_the_shipped_apps() -> None:
     names = {str(param.values[0]).rsplit("/", 1)[-1] for param in _supported()}
     assert {"route-flow", "mac-learning", "energy-te"} <= names
     assert any("learning_switch_10" in name for name in names)
+    assert {resolve(param.values[3]).name for param in _supported()} == set(SUPPORTED_PROTOCOLS)
