@@ -274,10 +274,6 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         from nice_attendre.breadth_first import check_shortest
 
         check_shortest(workers, engine, resume_path, checkpoint_path)
-    if por:
-        from nice_attendre.frontend.api import check_por
-
-        check_por(workers, engine, shortest, checkpoint_path, resume_path)
     if checkpoint_path is not None:
         check_writable(checkpoint_path, "--checkpoint")
     from nice_attendre.frontend.coverage import check_coverage, measuring

@@ -94,7 +94,6 @@ def test_verify_reports_the_reduction_and_leaves_the_default_termination_out() -
     ({"command_order": "any"}, "command order any"),
     ({"threaded_controller": "per-switch"}, "threaded controller"),
     ({"faults": {"loss": 1}}, "faults"),
-    ({"workers": 2}, "--workers"),
     ({"joins_first": True}, "joins-first"),  # hosts wait for empty control channels: undeclared enabling
     ({"simulate": True}, "random walks"),
 ])
