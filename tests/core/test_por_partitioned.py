@@ -15,16 +15,37 @@ from hypothesis import HealthCheck, assume, given, settings
 from nice_attendre.breadth_first import bfs
 from nice_attendre.checker import dfs
 from nice_attendre.frontend.api import build, verify
+from nice_attendre.fingerprint import stable_hash
 from nice_attendre.parallel import InProcessCluster, ProcessCluster, search
+from nice_attendre.partition import BY_FINGERPRINT, partition_named
 from nice_attendre.property import EXECUTION_EXPECTATIONS, Expectation, Property
 from nice_attendre.shard import Shard
 from pinned import load_test_module
 from test_por import RandomSystem, _graph, systems
 
 
+class Parted:
+    """A random system whose states are owned by their first process's slot (a part): its
+    states share few owners, and a successor's owner is known only from its state."""
+
+    def __init__(self, system: RandomSystem) -> None:
+        self.system = system
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.system, name)
+
+    def state_parts(self) -> dict[str, tuple[int, ...]]:
+        return {"first": (0,)}
+
+    def part_hash(self, state: Any, part: tuple[int, ...]) -> int:
+        return stable_hash(tuple(state[slot] for slot in part))
+
+
 def _partitioned(system: Any, properties: list[Property], shards: int, processes: bool = False,
-                 **options: Any) -> Any:
-    cluster = (ProcessCluster if processes else InProcessCluster)(lambda: (system, properties, ()), shards, por=True)
+                 by_part: bool = False, **options: Any) -> Any:
+    partition = partition_named(system, "first") if by_part else BY_FINGERPRINT
+    cluster = (ProcessCluster if processes else InProcessCluster)(lambda: (system, properties, ()), shards, por=True,
+                                                                  partition=partition)
     return search(cluster, system, properties, **options)
 
 
@@ -36,23 +57,25 @@ def _counts(result: Any) -> tuple[int, int, int, int]:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(systems())
 def test_random_systems_reach_the_quiescent_states_and_violations_on_any_number_of_shards(system: Any) -> None:
-    """Random systems with cycles and FIFO channels: on 1, 2 and 3 shards the reduced
-    partitioned search reaches exactly the quiescent states (the full search's), with the
-    counts of ``bfs(por=True)``, and finds the stable violation whenever one is reachable."""
+    """Random systems with cycles and FIFO channels: on 1, 2 and 3 shards, owned by
+    fingerprint or by a part, the reduced partitioned search reaches exactly the quiescent
+    states (the full search's), with the counts of ``bfs(por=True)``, and finds the stable
+    violation whenever one is reachable."""
     reachable, quiet = _graph(system)
     assume(len(reachable) <= 1500)
     found: set[Any] = set()
     collect = Property.at_quiescence("collect", lambda state: found.add(state) is None)
     one = bfs(system, [collect], por=True)
-    for shards in (1, 2, 3):
+    parted = Parted(system)
+    for shards, by_part in ((1, False), (2, False), (3, False), (2, True), (3, True)):
         found.clear()
-        result = _partitioned(system, [collect], shards)
+        result = _partitioned(parted, [collect], shards, by_part=by_part)
         assert result.complete and found == quiet
         assert _counts(result) == _counts(one)
     flag = system.flag
     never = Property("no-alarm", Expectation.ALWAYS, lambda state: state[flag] == 0, stable=True)
-    for shards in (2, 3):
-        outcome = _partitioned(system, [never], shards, keep_going=True)
+    for shards, by_part in ((2, False), (3, False), (2, True)):
+        outcome = _partitioned(parted, [never], shards, by_part=by_part, keep_going=True)
         assert bool(outcome.discoveries) == any(state[flag] for state in reachable)
         for discovery in outcome.discoveries:
             assert discovery.trace.replay(system)[flag] == 1
@@ -90,6 +113,7 @@ def test_the_proviso_across_shards_finds_the_violation_a_cycle_would_ignore(monk
     system, never = _looper()
     shards = (1, 2, 3, 4, 5)
     assert all(_partitioned(system, [never], n).discoveries for n in shards)
+    assert all(_partitioned(Parted(system), [never], n, by_part=True).discoveries for n in shards)
     with monkeypatch.context() as patched:
         _without_cross_shard_proviso(patched)
         blind = {n: bool(_partitioned(system, [never], n).discoveries) for n in shards}
