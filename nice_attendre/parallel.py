@@ -37,6 +37,11 @@ What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
   and Ctrl-C, and its memory bound applied to this process and the workers' together; the
   shards end the level they are expanding early (in worker processes; Ray actors finish their
   step), and the report gives the counts up to there;
+* with partial-order reduction (a cluster built with ``por``) the shards explore stubborn
+  sets with the breadth-first proviso across shards (:mod:`nice_attendre.shard`): each level
+  has a second round (:meth:`Cluster.widen`) and the counts are those of
+  :func:`~nice_attendre.breadth_first.bfs` with ``por`` for any number of shards (one initial
+  state); ``max_transitions`` bounds both rounds;
 * a worker lost mid-search (its process killed or exited, or stopped and not answering; a
   Ray actor that died: the cluster raises :class:`WorkerLost`) ends the search with
   ``stop_reason`` ``worker-lost``, ``stop_detail`` saying which worker and what happened,

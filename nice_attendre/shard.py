@@ -131,7 +131,8 @@ class Shard:
     and codec methods); ``properties`` and ``metrics`` are checked as :func:`~nice_attendre.dfs`
     checks them. The coordinator calls :meth:`seed` once per initial state, then per level
     :meth:`expand`, :meth:`want`, :meth:`ship` and :meth:`take` on every shard, each with what
-    the others addressed to it, and at the end :meth:`parents` to rebuild traces. States at
+    the others addressed to it (with ``por``: :meth:`expand`, :meth:`want`, :meth:`widen`,
+    :meth:`want`, :meth:`ship`, :meth:`take`), and at the end :meth:`parents` to rebuild traces. States at
     depth ``max_depth`` are not expanded (as in :class:`~nice_attendre.checker.Limits`, with
     depth the breadth-first level).
     """
