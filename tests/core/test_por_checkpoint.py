@@ -123,3 +123,19 @@ def test_command_line(tmp_path: Path) -> None:
     assert refused.returncode == 2
     lines = refused.stderr.strip().splitlines()
     assert len(lines) == 1 and "partial-order reduction: checkpoint True, now False" in lines[0], refused.stderr
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"workers": 2, "checkpoint": "x.ckpt"}, "checkpoints are for the one-process search"),
+    ({"engine": "ray", "resume": "x.ckpt"}, "checkpoints are for the one-process search"),
+    ({"shortest": True, "checkpoint": "x.ckpt"}, "--shortest cannot be combined with --resume or --checkpoint"),
+])
+def test_what_stays_refused(tmp_path: Path, options: dict[str, Any], message: str) -> None:
+    """Checkpoints of the partitioned and breadth-first searches do not exist, reduced or not."""
+    from nice_attendre.errors import InputError
+
+    for key in ("checkpoint", "resume"):
+        if key in options:
+            options[key] = tmp_path / options[key]
+    with pytest.raises(InputError, match=message):
+        verify("route-flow", topology="linear:2", packets=1, por=True, **options)

@@ -225,6 +225,20 @@ def test_command_line_with_workers() -> None:
     assert counts(done.stdout) and counts(done.stdout) == counts(shortest.stdout)
 
 
+def test_the_counts_do_not_depend_on_the_hash_seed(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole report (counts, violations, traces) but the times, under two hash seeds."""
+    from children import console
+
+    def summary(seed: str) -> list[str]:
+        monkeypatch.setenv("PYTHONHASHSEED", seed)
+        done = console("verify", "mac-learning", "-t", "linear:2", "-n", "2", "--por", "--workers", "3",
+                       "-p", "no-black-holes", "-p", "delivery", "--keep-going", cwd=tmp_path)
+        assert done.returncode == 1, done.stderr
+        return [line for line in done.stdout.splitlines() if not line.strip().startswith(("time", "balance"))]
+
+    assert summary("0") == summary("4242")
+
+
 def test_ray_actors_with_por() -> None:
     """(Last in the module: Ray's threads run in this process from here on, and the tests
     above fork worker processes.) The search on Ray actors gives the counts and verdict of
