@@ -390,6 +390,9 @@ class Shard:
         next_check = _CHECK_EVERY
         event: Any = None
         extra: list[Any] = []
+        if stop is not None and stop.value:  # the coordinator asked during the first round
+            report.stop_reason = "stopped"
+            full = set()
         try:
             for at in sorted(full):
                 fp, state = self._frontier_fps[at], self._frontier_states[at]
