@@ -29,14 +29,15 @@ only where a limit cuts a search short.
 
 Partial-order reduction (``por``): each state's events are those of a stubborn set
 (:class:`~nice_attendre.por.Reducer`, which depends on the state only, so every shard
-computes the same set for a state), and a state with a reduced successor stored at a level
-not deeper than its own is expanded fully: the breadth-first proviso of
-:func:`~nice_attendre.breadth_first.bfs`. Every edge of a cycle of the reduced graph goes from a
-state to one stored no later (in the order the levels store states, over the rounds): at least
-one of them does not go up a level, so its source is expanded fully, and every cycle holds a
-fully expanded state (what keeps the stable violations and the quiescent states: see
-:mod:`nice_attendre.por`). When a level is expanded, a stored successor is one the level's
-expansion found stored: in ``seen`` of its owner. The shard that made it knows this at once for
+computes the same set for a state), and a state with a reduced successor stored already when
+it is expanded (at a level not deeper than its own, or in an earlier round) is expanded fully:
+the breadth-first proviso of :func:`~nice_attendre.breadth_first.bfs`. Soundness: any other
+edge of the reduced graph leads to a state stored at the end of the level being expanded,
+strictly later than its source (levels store states in order, round after round). A cycle
+cannot go strictly later at every edge, so one of its edges leads to a state stored already,
+and its source is expanded fully: every cycle of the reduced graph holds a fully expanded
+state, which keeps the stable violations and the quiescent states (see
+:mod:`nice_attendre.por`). A successor stored already is one in ``seen`` of its owner. The shard that made it knows this at once for
 the successors it owns; for the others, the owner says so in its answer to the offer
 (:meth:`want` names, besides the states it wants, the offered ones it stores). A second round
 in the same level, :meth:`widen`, then expands every such state's remaining events and
