@@ -318,21 +318,23 @@ def _reduced(run: Run, rebuild: Callable[[], Any] | None, *, limits: Limits, kee
     ``shortest``, or partitioned) over stubborn sets, with the properties a reduced search
     checks."""
     from nice_attendre.por import unsupported
-    from nice_attendre.property import EXECUTION_EXPECTATIONS
+    from nice_attendre.property import EXECUTION_EXPECTATIONS, Expectation
 
     problem = unsupported(run.network)
     if problem is not None:
         raise InputError(problem)
     unchecked: tuple[tuple[str, str], ...] = ()
-    if not run.named:  # the defaults: leave termination out, and say so
-        unchecked = tuple((p.name, POR_UNCHECKED_WHY) for p in run.properties
-                          if p.expectation in EXECUTION_EXPECTATIONS)
-        run = dataclasses.replace(run, properties=tuple(p for p in run.properties
-                                                        if p.expectation not in EXECUTION_EXPECTATIONS))
+    # the depth-first search checks termination (it finds every cycle it closes); the
+    # breadth-first and partitioned ones check no property of whole executions
+    depth_first = not shortest and workers <= 1 and engine == "processes"
+    if not run.named:  # the defaults: leave out what this search cannot check, and say so
+        left_out = (EXECUTION_EXPECTATIONS - {Expectation.TERMINATION} if depth_first else EXECUTION_EXPECTATIONS)
+        unchecked = tuple((p.name, POR_UNCHECKED_WHY) for p in run.properties if p.expectation in left_out)
+        run = dataclasses.replace(run, properties=tuple(p for p in run.properties if p.expectation not in left_out))
     else:
         from nice_attendre.por import refusal
 
-        problem = refusal(run.properties)
+        problem = refusal(run.properties, cycles=depth_first)
         if problem is not None:
             raise InputError(problem)
     result = explore(run, rebuild, limits=limits, keep_going=keep_going, fingerprint=fingerprint, watchdog=watchdog,

@@ -77,16 +77,18 @@ def test_fingerprinted_reduced_search_agrees() -> None:
     assert reduced_quiet == full_quiet and not reduced.discoveries and not full.discoveries
 
 
-def test_verify_reports_the_reduction_and_leaves_the_default_termination_out() -> None:
+def test_verify_reports_the_reduction_and_checks_termination_depth_first_only() -> None:
     result = verify("route-flow", topology="linear:2", packets=1, por=True)
     assert result.reduction == "partial-order"
-    assert [name for name, _why in result.unchecked] == ["termination"]
+    assert not result.unchecked  # the depth-first search decides termination (test_por_termination.py)
     assert result.verdict == "ok"
+    shortest = verify("route-flow", topology="linear:2", packets=1, por=True, shortest=True)
+    assert [name for name, _why in shortest.unchecked] == ["termination"]
     assert verify("route-flow", topology="linear:2", packets=1).reduction is None
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"properties": ["termination"]}, "termination"),
+    ({"properties": ["termination"], "shortest": True}, "termination"),
     ({"properties": ["no-reordering"]}, "not known to be stable"),
     ({"properties": ["direct-paths"]}, "keeps history"),
     ({"protocol": "attendre"}, "protocol attendre"),
@@ -107,7 +109,7 @@ def test_command_line() -> None:
     done = console("verify", "route-flow", "-t", "linear:2", "-n", "1", "--por", cwd=here)
     assert done.returncode == 0, done.stderr
     assert "reduction      partial-order" in done.stdout
-    assert "termination" in done.stdout and "not checked" in done.stdout
+    assert "termination" in done.stdout and "not checked" not in done.stdout
     refused = console("verify", "route-flow", "-t", "linear:2", "--por", "--fault", "loss=1", cwd=here)
     assert refused.returncode == 2
     assert refused.stderr.strip().splitlines() == ["Error: --por does not support faults yet"]
