@@ -52,9 +52,10 @@ add, the packets they release and what the hosts may send); a switch's tie choic
 expiries, when its table cannot tie or holds no entry with a timeout, its command step or
 the controller's events (:class:`~nice_attendre.por.Alternatives`).
 
-Supported: the ``openflow`` and ``openflow-b`` variants with FIFO channels, a single-threaded controller, no
-faults, and the monitors that keep no history; :meth:`Footprints.unsupported`
-names what is not (yet).
+Supported: the ``openflow`` and ``openflow-b`` variants with FIFO channels, a single-threaded controller,
+faults (their footprints, and the reads they add to others, are the options' own:
+:mod:`nice_attendre.models.footprints_options`), and the monitors that keep no history;
+:meth:`Footprints.unsupported` names what is not (yet).
 """
 from __future__ import annotations
 
@@ -69,6 +70,7 @@ from nice_attendre.models.addresses import IP_BROADCAST, default_ip
 from nice_attendre.models.packet import BROADCAST, Flood, GotoTable, Header, Output, SetField, ToController
 from nice_attendre.models.protocols.openflow import releases
 from nice_attendre.models.protocols.ties import SwitchChoosesEntry, ordinary
+from nice_attendre.models.footprints_options import OptionFootprints
 from nice_attendre.por import Alternatives, Footprint
 
 if TYPE_CHECKING:
@@ -188,6 +190,9 @@ class Footprints:
         self._universe = tuple(dormant)
         #: the producers of every command channel: the controller's events
         self._feeders = tuple(event for event in self._universe if type(event) in (ControllerHandle, ControllerStats))
+        # ---- the options' footprints (faults ...: models/footprints_options.py) ----
+        self.options = OptionFootprints(self)
+        self._universe += tuple(self.options.universe())
 
     def unsupported(self) -> str | None:
         """What about this network partial-order reduction does not support yet, or None."""
@@ -195,16 +200,9 @@ class Footprints:
         name = net.protocol.name
         if name not in SUPPORTED_PROTOCOLS:
             return f"--por does not support protocol {name} yet (supported: {', '.join(SUPPORTED_PROTOCOLS)})"
-        if net.faults is not None:
-            return "--por does not support faults yet"
-        if net.threaded:
-            return "--por does not support a threaded controller yet"
-        if net.channels.batched or net.options.command_order != "fifo":
-            return "--por does not support command order any yet"
-        if getattr(net.options, "joins_first", False):
-            # hosts are enabled only once every control channel is empty: an enabling the
-            # footprints do not declare
-            return "--por does not support --joins-first yet"
+        refused = self.options.unsupported()
+        if refused is not None:
+            return refused
         history = sorted(set(HISTORY_MONITORS) & set(net.options.monitors))
         if history:
             return f"--por does not support the {history[0]} property yet (its monitor keeps history)"
@@ -220,7 +218,8 @@ class Footprints:
         """``event``'s footprint (the same in every state)."""
         found = self._cache.get(event)
         if found is None:
-            found = self._cache[event] = self._compute(event)
+            own = self.options.footprint(event)
+            found = self._cache[event] = self.options.adjust(event, self._compute(event) if own is None else own)
         return found
 
     def _switch(self, dpid: int) -> tuple[set[int], set[int]]:
@@ -302,9 +301,10 @@ class Footprints:
         if kind not in _SWITCH_STEPS:
             return None
         static = self.footprint(state, event)
-        if any(slot >= len(state) for slot in static.reads):
+        looked = self.options.slots(static.reads | static.pops)  # a location: its slot
+        if looked is None:
             return None
-        key = (event, tuple(state[slot] for slot in sorted(static.reads | static.pops)))
+        key = (event, tuple(state[slot] for slot in looked))
         found = self._occurrences.get(key)
         if found is None:
             found = self._occurrences[key] = self._observe(state, event, static)
@@ -325,6 +325,9 @@ class Footprints:
         adds = written & static.adds
         reads = set(tracked.reads) - pops - adds
         writes = written - pops - adds - appends
+        if self.options.parts:  # a split slot: the locations of it the event declares
+            reads = self.options.locations(reads, static.reads)
+            writes = self.options.locations(writes, static.writes)
         if isinstance(tracked, list):
             # a slot written with the value it had (a flow-mod adding an entry already there):
             # the transition changes nothing there, it only looked at it
@@ -342,7 +345,7 @@ class Footprints:
         packet only changes the table and may tell the controller of a removed entry; a
         barrier or statistics request only answers), and the controller's events (the
         channel's producers) as feeders; None for other events."""
-        if type(event) is not SwitchProcessCommand:
+        if type(event) is not SwitchProcessCommand or not self.options.refined:
             return None
         net = self.net
         dpid = event.dpid  # type: ignore[attr-defined]
@@ -435,7 +438,10 @@ class Footprints:
         entries not in its table: the enabled ones are events of their own), when no entry
         has a timeout: its command step; a controller step: see
         :meth:`_controller_enablers`; a packet step at a port linked to a switch: see
-        :meth:`_packet_enablers`."""
+        :meth:`_packet_enablers`. None for all when an option breaks their assumptions
+        (models/footprints_options.py)."""
+        if not self.options.refined:
+            return None
         if type(event) is ControllerHandle:
             return self._controller_enablers(state, event)
         if type(event) is SwitchProcessPacket:
@@ -824,6 +830,9 @@ class Footprints:
         them changes (see the module docstring)."""
         net = self.net
         kind = type(event)
+        own = self.options.disabled_by(state, event)
+        if own is not None:
+            return own
         if kind is HostSend:
             return frozenset()  # its stream is sent: nothing sends it again
         if kind is Standin and event.kind == "tie":  # type: ignore[attr-defined]

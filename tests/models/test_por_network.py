@@ -93,7 +93,6 @@ def test_verify_reports_the_reduction_and_leaves_the_default_termination_out() -
     ({"protocol": "pif"}, "protocol pif"),
     ({"command_order": "any"}, "command order any"),
     ({"threaded_controller": "per-switch"}, "threaded controller"),
-    ({"faults": {"loss": 1}}, "faults"),
     ({"workers": 2}, "--workers"),
     ({"joins_first": True}, "joins-first"),  # hosts wait for empty control channels: undeclared enabling
     ({"simulate": True}, "random walks"),
@@ -109,9 +108,9 @@ def test_command_line() -> None:
     assert done.returncode == 0, done.stderr
     assert "reduction      partial-order" in done.stdout
     assert "termination" in done.stdout and "not checked" in done.stdout
-    refused = console("verify", "route-flow", "-t", "linear:2", "--por", "--fault", "loss=1", cwd=here)
+    refused = console("verify", "route-flow", "-t", "linear:2", "--por", "--threaded-controller", cwd=here)
     assert refused.returncode == 2
-    assert refused.stderr.strip().splitlines() == ["Error: --por does not support faults yet"]
+    assert refused.stderr.strip().splitlines() == ["Error: --por does not support a threaded controller yet"]
 
 
 def test_a_dormant_controller_step_waits_for_a_packet_that_may_miss() -> None:

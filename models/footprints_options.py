@@ -1,0 +1,203 @@
+"""The footprints the network's options add (see :mod:`nice_attendre.models.footprints`):
+faults (issue 30). :class:`OptionFootprints` is called from
+:class:`~nice_attendre.models.footprints.Footprints` at a few hooks: the fault events' own
+footprints, the reads the options add to other events, the locations a slot is split into,
+the dormant stand-ins of the options' events, what keeps them disabled, and whether the
+state-dependent refinements (bounded footprints, named enablers) still hold.
+
+Faults (:mod:`nice_attendre.models.faults`). The ``faults`` slot is split into locations: one
+per kind's budget and one for the links that are down (``down``). Then:
+
+* a link fault (loss, duplicate, reorder) on the queue into a switch port or a host
+  **writes** that queue (it is not a FIFO pop or append: it drops, copies or swaps items)
+  and reads and writes its kind's budget; guarded by both;
+* a link change (down or up) reads and writes the ``link`` budget and ``down``; going down
+  it empties (writes) the queues into both ends (a host's inbox: the host's where, when it
+  moves, is read), and each end's switch appends a port-status to its controller channel;
+* a control loss pops the head of a switch's command channel or controller channel (the
+  head is what it takes) and reads and writes the ``control`` budget;
+* a restart writes its switch's table, buffer, variant state and command channel and the
+  ``restart`` budget, then runs the app's ``on_switch_join``: the controller's footprint
+  (reads and writes the app's and platform's state, appends to every command channel);
+* every event that may put a packet on a link (a host's send, answer and move, a receive
+  that answers at once, a switch's
+  packet and command steps and tie choices) reads ``down`` (a packet sent into a link that
+  is down is lost).
+
+A fault event whose kind's budget is spent never happens again (budgets only fall): it is
+disabled for good. The state-dependent refinements of :mod:`~nice_attendre.models.footprints`
+(bounded command steps, the named enablers of dormant controller and packet steps, of tie
+choices and expiries) assume that only the controller feeds a command channel, that only
+switches forward packets and that tables change only by commands and expiries: with faults
+(a restart empties a table and runs the app; a link change sends port-statuses) they are
+turned off, the guards' writers standing in for the named enablers.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Hashable, Iterable, Sequence
+
+from nice_attendre.models.events import (HostAnswer, HostMove, HostReceive, HostSend, SwitchProcessCommand,
+                                         SwitchProcessPacket)
+from nice_attendre.models.faults import KINDS, ControlLoss, LinkChange, LinkFault, SwitchRestart
+from nice_attendre.models.protocols.ties import SwitchChoosesEntry
+from nice_attendre.por import Footprint
+
+if TYPE_CHECKING:
+    from nice_attendre.models.footprints import Footprints
+
+#: The events that may put a packet on a link (they read whether it is down).
+_SENDERS = frozenset({HostSend, HostAnswer, HostMove, SwitchProcessPacket, SwitchProcessCommand, SwitchChoosesEntry})
+_FAULT_EVENTS = (LinkFault, LinkChange, ControlLoss, SwitchRestart)
+
+
+def _fp(reads: Any = (), writes: Any = (), appends: Any = (), pops: Any = (), guard: Any = None,
+        adds: Any = ()) -> Footprint:
+    return Footprint(frozenset(reads), frozenset(writes), frozenset(appends), frozenset(pops),
+                     None if guard is None else frozenset(guard), frozenset(adds))
+
+
+class OptionFootprints:
+    """The footprints one network's options add (see the module docstring)."""
+
+    def __init__(self, fps: "Footprints") -> None:
+        self.fps = fps
+        net = fps.net
+        self.net = net
+        #: the first location after the slots and the hosts' parts
+        base = len(net.slot_names) + 2 * len(net.topology.hosts)
+        self.faults = net.faults
+        #: slot -> the locations it is split into (beyond the hosts')
+        self.parts: dict[int, frozenset[int]] = {}
+        self._budget: dict[str, int] = {}
+        self._down = -1
+        if self.faults is not None:
+            self._budget = {kind: base + index for index, kind in enumerate(KINDS)}
+            self._down = base + len(KINDS)
+            self.parts[net.slot_faults] = frozenset(self._budget.values()) | {self._down}
+        #: the refinements that assume no option breaks them (see the module docstring)
+        self.refined = self.faults is None
+
+    # ---- what stays refused --------------------------------------------------------------
+
+    def unsupported(self) -> str | None:
+        """The options --por does not support yet, or None."""
+        net = self.net
+        if net.threaded:
+            return "--por does not support a threaded controller yet"
+        if net.channels.batched or net.options.command_order != "fifo":
+            return "--por does not support command order any yet"
+        if getattr(net.options, "joins_first", False):
+            # hosts are enabled only once every control channel is empty: an enabling the
+            # footprints do not declare
+            return "--por does not support --joins-first yet"
+        return None
+
+    # ---- hooks ---------------------------------------------------------------------------
+
+    def universe(self) -> list[Hashable]:
+        """The options' events, for the dormant stand-ins (each may be enabled later)."""
+        found: list[Hashable] = []
+        faults = self.faults
+        if faults is None:
+            return found
+        net = self.net
+        budgets = dict(zip(KINDS, faults.budgets))
+        for kind in ("loss", "duplicate", "reorder"):
+            if budgets[kind]:
+                found.extend(LinkFault(kind, at) for at, _slot in faults.links)
+        if budgets["link"]:
+            found.extend(LinkChange(dpid, port, up) for dpid, port in faults.ends for up in (False, True))
+        if budgets["control"]:
+            found.extend(ControlLoss(dpid, way) for dpid in net.topology.switches for way in (True, False))
+        if budgets["restart"]:
+            found.extend(SwitchRestart(dpid) for dpid in net.topology.switches)
+        return found
+
+    def adjust(self, event: Hashable, fp: Footprint) -> Footprint:
+        """``fp`` (the footprint :class:`Footprints` gives ``event``) with the reads the
+        options add: ``down`` for an event that may put a packet on a link."""
+        if self._down < 0:
+            return fp
+        kind = type(event)
+        if (kind in _SENDERS or (kind.__name__ == "Standin" and getattr(event, "kind", None) == "tie")
+                or (kind is HostReceive and event.host in self.net.hosts.atomic_answers)):  # type: ignore[attr-defined]
+            return Footprint(fp.reads | {self._down}, fp.writes, fp.appends, fp.pops, fp.guard, fp.adds)
+        return fp
+
+    def footprint(self, event: Hashable) -> Footprint | None:
+        """The footprint of an option's own event, or None (not one)."""
+        kind = type(event)
+        if kind not in _FAULT_EVENTS:
+            return None
+        net = self.net
+        fps = self.fps
+        adds = fps._adds
+        if kind is LinkFault:
+            slot = self.faults._slot_of[event.at]  # type: ignore[union-attr, attr-defined]
+            budget = self._budget[event.kind]  # type: ignore[attr-defined]
+            return _fp(reads=(slot, budget), writes=(slot, budget), guard=(slot, budget), adds=adds)
+        if kind is LinkChange:
+            end = (event.dpid, event.port)  # type: ignore[attr-defined]
+            peer = net.topology.links[end]
+            budget = self._budget["link"]
+            queues = {net.slot_port[end]}
+            ctrlqs = {net.slot_ctrlq[event.dpid]}  # type: ignore[attr-defined]
+            reads = {budget, self._down}
+            if peer.is_host:
+                queues.add(net.slot_inbox[peer.node])
+                if peer.node in net.slot_where:
+                    reads.add(net.slot_where[peer.node])
+            else:
+                queues.add(net.slot_port[(peer.node, peer.port)])
+                ctrlqs.add(net.slot_ctrlq[peer.node])
+            return _fp(reads=reads | queues, writes=queues | {budget, self._down}, appends=ctrlqs,
+                       guard=(budget, self._down), adds=adds)
+        budget = self._budget["control" if kind is ControlLoss else "restart"]
+        if kind is ControlLoss:
+            queue = net.slot_cmdq[event.dpid] if event.to_switch else net.slot_ctrlq[event.dpid]  # type: ignore[attr-defined]
+            return _fp(reads=(budget,), writes=(budget,), pops=(queue,), guard=(queue, budget), adds=adds)
+        dpid = event.dpid  # type: ignore[attr-defined]
+        own = {net.slot_table[dpid], net.slot_buffer[dpid], net.slot_ext[dpid], net.slot_cmdq[dpid]}
+        controller = {net.slot_app, net.slot_platform}
+        return _fp(reads=controller | {budget}, writes=own | controller | {budget}, appends=fps._cmdqs,
+                   guard=(budget,), adds=adds)
+
+    def disabled_by(self, state: Sequence[int], event: Hashable) -> frozenset[int] | None:
+        """For an option's event not enabled in ``state``: what keeps it disabled, or None
+        (not one of the options' events, or its footprint's guard): a fault whose budget is
+        spent never happens again."""
+        kind = type(event)
+        if kind not in _FAULT_EVENTS:
+            return None
+        left = self.faults.state(state).left  # type: ignore[union-attr]
+        name = (event.kind if kind is LinkFault else "link" if kind is LinkChange  # type: ignore[attr-defined]
+                else "control" if kind is ControlLoss else "restart")
+        return frozenset() if left[KINDS.index(name)] == 0 else None
+
+    def slots(self, locations: Iterable[int]) -> tuple[int, ...] | None:
+        """The slots holding ``locations`` (sorted), or None when one is a host's part."""
+        count = len(self.net.slot_names)
+        found = set()
+        for location in locations:
+            if location < count:
+                found.add(location)
+                continue
+            for slot, parts in self.parts.items():
+                if location in parts:
+                    found.add(slot)
+                    break
+            else:
+                return None
+        return tuple(sorted(found))
+
+    def locations(self, slots: Iterable[int], declared: frozenset[int]) -> set[int]:
+        """``slots`` (observed) with each split slot replaced by its locations among
+        ``declared`` (a transition that touched the slot touched those at most)."""
+        found = set()
+        for slot in slots:
+            parts = self.parts.get(slot)
+            if parts is None:
+                found.add(slot)
+            else:
+                found |= parts & declared
+        return found

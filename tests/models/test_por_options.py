@@ -1,0 +1,89 @@
+"""Partial-order reduction with the network's options (models/footprints_options.py): the
+checks of test_footprints.py (every transition within its declared footprint as the memo
+records it, declared-independent events commute, dormant events stay disabled, command
+steps within their bounded footprints) on every transition of small scenarios with faults
+of each kind."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pinned import load_test_module
+
+BASE = load_test_module("models/test_footprints.py")
+
+SCENARIOS = [
+    pytest.param("route-flow", "linear:2", 1, {"faults": {"loss": 1}}, id="route-flow-loss"),
+    pytest.param("route-flow", "linear:2", 2, {"faults": {"duplicate": 1}}, id="route-flow-duplicate"),
+    pytest.param("route-flow", "linear:2", 2, {"faults": {"reorder": 1}}, id="route-flow-reorder"),
+    pytest.param("route-flow", "linear:2", 1, {"faults": {"link": 2}}, id="route-flow-link"),
+    pytest.param("route-flow", "linear:2", 1, {"faults": {"control": 1}}, id="route-flow-control"),
+    pytest.param("route-flow", "linear:2", 1, {"faults": {"restart": 1}}, id="route-flow-restart"),
+    pytest.param("mac-learning", "linear:1", 2, {"faults": {"restart": 1}}, id="mac-learning-restart"),
+    pytest.param("mac-learning", "linear:1", 2, {"faults": {"control": 1}}, id="mac-learning-control"),
+    pytest.param("mac-learning", "linear:1", 2, {"faults": {"reorder": 1}}, id="mac-learning-reorder"),
+    pytest.param("mac-learning", "linear:2", 1, {"faults": {"link": 1, "loss": 1}, "bug": "host-unreachable"},
+                 id="mac-learning-bug-link-loss"),
+]
+
+CHECKS = ["test_transitions_stay_within_their_footprints", "test_independent_events_commute",
+          "test_dormant_events_stay_disabled_until_their_guard_changes",
+          "test_command_steps_stay_within_their_bounded_footprint",
+          "test_dormant_events_stay_disabled_without_their_enablers"]
+
+
+@pytest.mark.parametrize("check", CHECKS)
+@pytest.mark.parametrize("app, topology, packets, options", SCENARIOS)
+def test_footprint_checks(app: str, topology: str, packets: int, options: dict[str, Any], check: str) -> None:
+    if check == "test_command_steps_stay_within_their_bounded_footprint" and "faults" in options:
+        net = BASE._network(app, topology, packets, options)
+        state = net.initial_states()[0]
+        assert all(net.bounded(state, event) is None for event in net.enabled(state))  # turned off
+        return
+    getattr(BASE, check)(app, topology, packets, options)
+
+
+AGREEMENT = [
+    pytest.param("route-flow", "linear:2", 2, {"faults": {"loss": 1}}, id="route-flow-loss"),
+    pytest.param("route-flow", "linear:2", 2, {"faults": {"duplicate": 1}}, id="route-flow-duplicate"),
+    pytest.param("route-flow", "linear:3", 2, {"faults": {"reorder": 1}}, id="route-flow-reorder"),
+    pytest.param("route-flow", "linear:2", 2, {"faults": {"link": "2:switches"}}, id="route-flow-link"),
+    pytest.param("route-flow", "linear:2", 2, {"faults": {"control": 1}}, id="route-flow-control"),
+    pytest.param("route-flow", "linear:2", 2, {"faults": {"restart": 1}}, id="route-flow-restart"),
+    pytest.param("mac-learning", "linear:2", 2, {"faults": {"restart": 1, "control": 1}}, id="mac-learning-restart"),
+    pytest.param("mac-learning", "linear:1", 2, {"faults": {"reorder": 1, "loss": 1}}, id="mac-learning-reorder"),
+    pytest.param("route-flow", "linear:2", 1, {"faults": {"link": 1}, "bug": "forget-last-hop"}, id="route-flow-bug"),
+]
+
+
+def _explore(app: str, topology: str, packets: int, options: dict[str, Any], por: bool) -> tuple[Any, set[int], Any]:
+    """A full or reduced depth-first search of every state, collecting the quiescent ones."""
+    from nice_attendre.checker import dfs
+    from nice_attendre.frontend.api import build
+    from nice_attendre.property import Property
+
+    options = dict(options)
+    built = {key: options.pop(key) for key in BASE.BUILD_OPTIONS if key in options}
+    built.setdefault("properties", BASE.PROPERTIES)
+    run = build(app, topology=topology, packets=packets, app_options=options, **built)
+    net = run.network
+    quiet: set[int] = set()
+    collect = Property.at_quiescence("collect", lambda state: quiet.add(net.fingerprint(state)) is None)
+    result = dfs(net, run.properties + (collect,), keep_going=True, por=por)
+    assert result.complete
+    return result, quiet, net
+
+
+@pytest.mark.parametrize("app, topology, packets, options", AGREEMENT)
+def test_reduced_search_agrees(app: str, topology: str, packets: int, options: dict[str, Any]) -> None:
+    """The same verdicts and quiescent states (by fingerprint) with and without --por; the
+    reduced search's traces replay."""
+    full, full_quiet, _net = _explore(app, topology, packets, options, False)
+    reduced, reduced_quiet, net = _explore(app, topology, packets, options, True)
+    assert reduced_quiet == full_quiet
+    assert {d.property for d in reduced.discoveries} == {d.property for d in full.discoveries}
+    assert reduced.stats.unique_states <= full.stats.unique_states
+    for found in reduced.discoveries[:5]:
+        if found.trace is not None:
+            found.trace.replay(net)
