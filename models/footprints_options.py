@@ -1,5 +1,5 @@
 """The footprints the network's options add (see :mod:`nice_attendre.models.footprints`):
-faults (issue 30). :class:`OptionFootprints` is called from
+faults and command order any (issue 30). :class:`OptionFootprints` is called from
 :class:`~nice_attendre.models.footprints.Footprints` at a few hooks: the fault events' own
 footprints, the reads the options add to other events, the locations a slot is split into,
 the dormant stand-ins of the options' events, what keeps them disabled, and whether the
@@ -31,6 +31,14 @@ choices and expiries) assume that only the controller feeds a command channel, t
 switches forward packets and that tables change only by commands and expiries: with faults
 (a restart empties a table and runs the app; a link change sends port-statuses) they are
 turned off, the guards' writers standing in for the named enablers.
+
+Command order any (:mod:`nice_attendre.models.channels`): a command channel holds batches,
+each barrier-delimited segment kept sorted, and a switch may take any command a barrier does
+not hold back (its events are named by batch and position). A controller's send re-sorts
+the channel and a command step takes an item anywhere in it: both read and write the
+channel (a send shifts the positions that name the command steps: they do not commute), as
+does a control loss towards the switch. The refinements (bounded command steps, named
+enablers) read a channel as a FIFO of commands: turned off.
 """
 from __future__ import annotations
 
@@ -74,8 +82,15 @@ class OptionFootprints:
             self._budget = {kind: base + index for index, kind in enumerate(KINDS)}
             self._down = base + len(KINDS)
             self.parts[net.slot_faults] = frozenset(self._budget.values()) | {self._down}
+        channels = net.channels
+        #: channels that are no FIFOs under the options: a command channel of batches (command
+        #: order any, a threaded controller), a controller channel kept sorted (``any`` threads)
+        rewritten = set(net.slot_cmdq.values()) if channels.batched else set()
+        if channels.any_handling:
+            rewritten |= set(net.slot_ctrlq.values())
+        self._rewritten = frozenset(rewritten)
         #: the refinements that assume no option breaks them (see the module docstring)
-        self.refined = self.faults is None
+        self.refined = self.faults is None and not channels.batched
 
     # ---- what stays refused --------------------------------------------------------------
 
@@ -84,8 +99,6 @@ class OptionFootprints:
         net = self.net
         if net.threaded:
             return "--por does not support a threaded controller yet"
-        if net.channels.batched or net.options.command_order != "fifo":
-            return "--por does not support command order any yet"
         if getattr(net.options, "joins_first", False):
             # hosts are enabled only once every control channel is empty: an enabling the
             # footprints do not declare
@@ -115,7 +128,11 @@ class OptionFootprints:
 
     def adjust(self, event: Hashable, fp: Footprint) -> Footprint:
         """``fp`` (the footprint :class:`Footprints` gives ``event``) with the reads the
-        options add: ``down`` for an event that may put a packet on a link."""
+        options add: ``down`` for an event that may put a packet on a link; a pop from or an
+        append to a channel that is no FIFO is a read and a write."""
+        moved = (fp.pops | fp.appends) & self._rewritten
+        if moved:
+            fp = Footprint(fp.reads | moved, fp.writes | moved, fp.appends - moved, fp.pops - moved, fp.guard, fp.adds)
         if self._down < 0:
             return fp
         kind = type(event)
@@ -125,7 +142,8 @@ class OptionFootprints:
         return fp
 
     def footprint(self, event: Hashable) -> Footprint | None:
-        """The footprint of an option's own event, or None (not one)."""
+        """The footprint of an option's own event, or None (not one); :meth:`adjust` is
+        applied to it too."""
         kind = type(event)
         if kind not in _FAULT_EVENTS:
             return None

@@ -91,7 +91,6 @@ def test_verify_reports_the_reduction_and_leaves_the_default_termination_out() -
     ({"properties": ["direct-paths"]}, "keeps history"),
     ({"protocol": "attendre"}, "protocol attendre"),
     ({"protocol": "pif"}, "protocol pif"),
-    ({"command_order": "any"}, "command order any"),
     ({"threaded_controller": "per-switch"}, "threaded controller"),
     ({"workers": 2}, "--workers"),
     ({"joins_first": True}, "joins-first"),  # hosts wait for empty control channels: undeclared enabling

@@ -1,8 +1,9 @@
 """Partial-order reduction with the network's options (models/footprints_options.py): the
 checks of test_footprints.py (every transition within its declared footprint as the memo
 records it, declared-independent events commute, dormant events stay disabled, command
-steps within their bounded footprints) on every transition of small scenarios with faults
-of each kind."""
+steps within their bounded footprints, or those turned off) on every transition of small
+scenarios with faults of each kind and with command order any; the same verdicts and quiescent
+states with and without --por."""
 from __future__ import annotations
 
 from typing import Any
@@ -25,6 +26,14 @@ SCENARIOS = [
     pytest.param("mac-learning", "linear:1", 2, {"faults": {"reorder": 1}}, id="mac-learning-reorder"),
     pytest.param("mac-learning", "linear:2", 1, {"faults": {"link": 1, "loss": 1}, "bug": "host-unreachable"},
                  id="mac-learning-bug-link-loss"),
+    # command order any: batched command channels, any command a barrier does not hold back
+    pytest.param("route-flow", "linear:2", 2, {"command_order": "any"}, id="route-flow-any-order"),
+    pytest.param("route-flow", "linear:2", 2, {"command_order": "any", "protocol": "openflow-b"},
+                 id="route-flow-b-any-order"),
+    pytest.param("mac-learning", "linear:2", 1, {"command_order": "any", "bug": "host-unreachable"},
+                 id="mac-learning-bug-any-order"),
+    pytest.param("route-flow", "linear:2", 1, {"command_order": "any", "faults": {"control": 1, "restart": 1}},
+                 id="route-flow-any-order-control-restart"),
 ]
 
 CHECKS = ["test_transitions_stay_within_their_footprints", "test_independent_events_commute",
@@ -36,11 +45,13 @@ CHECKS = ["test_transitions_stay_within_their_footprints", "test_independent_eve
 @pytest.mark.parametrize("check", CHECKS)
 @pytest.mark.parametrize("app, topology, packets, options", SCENARIOS)
 def test_footprint_checks(app: str, topology: str, packets: int, options: dict[str, Any], check: str) -> None:
-    if check == "test_command_steps_stay_within_their_bounded_footprint" and "faults" in options:
+    if check == "test_command_steps_stay_within_their_bounded_footprint":
         net = BASE._network(app, topology, packets, options)
-        state = net.initial_states()[0]
-        assert all(net.bounded(state, event) is None for event in net.enabled(state))  # turned off
-        return
+        if not net._footprints().options.refined:  # turned off
+            state = net.initial_states()[0]
+            assert all(net.bounded(state, event) is None for event in net.enabled(state))
+            assert all(net.enablers(state, event) is None for event in net.dormant(state, net.enabled(state)))
+            return
     getattr(BASE, check)(app, topology, packets, options)
 
 
@@ -54,6 +65,13 @@ AGREEMENT = [
     pytest.param("mac-learning", "linear:2", 2, {"faults": {"restart": 1, "control": 1}}, id="mac-learning-restart"),
     pytest.param("mac-learning", "linear:1", 2, {"faults": {"reorder": 1, "loss": 1}}, id="mac-learning-reorder"),
     pytest.param("route-flow", "linear:2", 1, {"faults": {"link": 1}, "bug": "forget-last-hop"}, id="route-flow-bug"),
+    pytest.param("route-flow", "linear:2", 2, {"command_order": "any"}, id="route-flow-any-order"),
+    pytest.param("route-flow", "linear:3", 1, {"command_order": "any", "protocol": "openflow-b"},
+                 id="route-flow-b-any-order"),
+    pytest.param("mac-learning", "linear:2", 1, {"command_order": "any", "bug": "host-unreachable"},
+                 id="mac-learning-bug-any-order"),
+    pytest.param("route-flow", "linear:2", 2, {"command_order": "any", "faults": {"control": 1}},
+                 id="route-flow-any-order-control"),
 ]
 
 
@@ -66,6 +84,7 @@ def _explore(app: str, topology: str, packets: int, options: dict[str, Any], por
     options = dict(options)
     built = {key: options.pop(key) for key in BASE.BUILD_OPTIONS if key in options}
     built.setdefault("properties", BASE.PROPERTIES)
+    built["protocol"] = options.pop("protocol", "openflow")
     run = build(app, topology=topology, packets=packets, app_options=options, **built)
     net = run.network
     quiet: set[int] = set()
