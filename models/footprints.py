@@ -52,8 +52,8 @@ add, the packets they release and what the hosts may send); a switch's tie choic
 expiries, when its table cannot tie or holds no entry with a timeout, its command step or
 the controller's events (:class:`~nice_attendre.por.Alternatives`).
 
-Supported: the ``openflow`` and ``openflow-b`` variants with a single-threaded controller, either command
-order, faults (their footprints, and the reads they add to others, are the options' own:
+Supported: the ``openflow`` and ``openflow-b`` variants with either command order, a single-threaded or
+threaded controller, faults (their footprints, and the reads they add to others, are the options' own:
 :mod:`nice_attendre.models.footprints_options`), and the monitors that keep no history;
 :meth:`Footprints.unsupported` names what is not (yet).
 """

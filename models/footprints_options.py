@@ -1,5 +1,5 @@
 """The footprints the network's options add (see :mod:`nice_attendre.models.footprints`):
-faults and command order any (issue 30). :class:`OptionFootprints` is called from
+faults, command order any and a threaded controller (issue 30). :class:`OptionFootprints` is called from
 :class:`~nice_attendre.models.footprints.Footprints` at a few hooks: the fault events' own
 footprints, the reads the options add to other events, the locations a slot is split into,
 the dormant stand-ins of the options' events, what keeps them disabled, and whether the
@@ -39,6 +39,14 @@ the channel and a command step takes an item anywhere in it: both read and write
 channel (a send shifts the positions that name the command steps: they do not commute), as
 does a control loss towards the switch. The refinements (bounded command steps, named
 enablers) read a channel as a FIFO of commands: turned off.
+
+A threaded controller: each handler call's commands to a switch form a batch of their own
+(under ``per-switch`` threads, joined to the waiting batch of the call's origin switch), the
+switch taking the next command of any batch: the command channels are batched, as above. Its
+handler calls are the single-threaded controller's events (they read and write the app's and
+the platform's state); under ``any`` threads a switch's messages to the controller are kept
+sorted and the controller takes any of them: a switch's message and a controller step read
+and write that channel too.
 """
 from __future__ import annotations
 
@@ -97,8 +105,6 @@ class OptionFootprints:
     def unsupported(self) -> str | None:
         """The options --por does not support yet, or None."""
         net = self.net
-        if net.threaded:
-            return "--por does not support a threaded controller yet"
         if getattr(net.options, "joins_first", False):
             # hosts are enabled only once every control channel is empty: an enabling the
             # footprints do not declare

@@ -91,7 +91,6 @@ def test_verify_reports_the_reduction_and_leaves_the_default_termination_out() -
     ({"properties": ["direct-paths"]}, "keeps history"),
     ({"protocol": "attendre"}, "protocol attendre"),
     ({"protocol": "pif"}, "protocol pif"),
-    ({"threaded_controller": "per-switch"}, "threaded controller"),
     ({"workers": 2}, "--workers"),
     ({"joins_first": True}, "joins-first"),  # hosts wait for empty control channels: undeclared enabling
     ({"simulate": True}, "random walks"),
@@ -107,9 +106,9 @@ def test_command_line() -> None:
     assert done.returncode == 0, done.stderr
     assert "reduction      partial-order" in done.stdout
     assert "termination" in done.stdout and "not checked" in done.stdout
-    refused = console("verify", "route-flow", "-t", "linear:2", "--por", "--threaded-controller", cwd=here)
+    refused = console("verify", "route-flow", "-t", "linear:2", "--por", "--joins-first", cwd=here)
     assert refused.returncode == 2
-    assert refused.stderr.strip().splitlines() == ["Error: --por does not support a threaded controller yet"]
+    assert refused.stderr.strip().splitlines() == ["Error: --por does not support --joins-first yet"]
 
 
 def test_a_dormant_controller_step_waits_for_a_packet_that_may_miss() -> None:

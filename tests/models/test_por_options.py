@@ -34,6 +34,13 @@ SCENARIOS = [
                  id="mac-learning-bug-any-order"),
     pytest.param("route-flow", "linear:2", 1, {"command_order": "any", "faults": {"control": 1, "restart": 1}},
                  id="route-flow-any-order-control-restart"),
+    # a threaded controller: each handler call's commands a batch of their own
+    pytest.param("route-flow", "linear:2", 2, {"threaded_controller": "per-switch"}, id="route-flow-threaded"),
+    pytest.param("route-flow", "linear:2", 1, {"threaded_controller": "any"}, id="route-flow-threaded-any"),
+    pytest.param("mac-learning", "linear:2", 1, {"threaded_controller": "any", "command_order": "any"},
+                 id="mac-learning-threaded-any-order"),
+    pytest.param("route-flow", "linear:2", 1, {"threaded_controller": "per-switch", "bug": "forget-last-hop",
+                                               "faults": {"restart": 1}}, id="route-flow-bug-threaded-restart"),
 ]
 
 CHECKS = ["test_transitions_stay_within_their_footprints", "test_independent_events_commute",
@@ -72,6 +79,12 @@ AGREEMENT = [
                  id="mac-learning-bug-any-order"),
     pytest.param("route-flow", "linear:2", 2, {"command_order": "any", "faults": {"control": 1}},
                  id="route-flow-any-order-control"),
+    pytest.param("route-flow", "linear:2", 2, {"threaded_controller": "per-switch"}, id="route-flow-threaded"),
+    pytest.param("route-flow", "linear:2", 2, {"threaded_controller": "any"}, id="route-flow-threaded-any"),
+    pytest.param("mac-learning", "linear:2", 1, {"threaded_controller": "any", "bug": "host-unreachable"},
+                 id="mac-learning-bug-threaded-any"),
+    pytest.param("route-flow", "linear:2", 1, {"threaded_controller": "per-switch", "protocol": "openflow-b",
+                                               "faults": {"control": 1}}, id="route-flow-b-threaded-control"),
 ]
 
 

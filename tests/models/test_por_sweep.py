@@ -2,8 +2,8 @@
 reads: route-flow, mac-learning, energy-te, the variant counts, the Ryu learning switch, the
 bugs): with and without ``por`` the same verdicts and the same quiescent states (by
 fingerprint), and the reduced search's traces replay, for every property of the scenario
---por checks, with faults and command order any too. What --por refuses (other protocols, threaded
-controllers; properties of executions, not known to be stable or whose monitors keep history) is
+--por checks, with faults, command order any and threaded controllers too. What --por refuses
+(other protocols; properties of executions, not known to be stable or whose monitors keep history) is
 left out here and tested as refused in test_por_network.py. Scenarios of more than 3,000 transitions run
 with ``-m slow``."""
 from __future__ import annotations
@@ -19,7 +19,8 @@ from nice_attendre.por import refusal, unsupported
 from nice_attendre.property import EXECUTION_EXPECTATIONS, Property
 from pinned import load_test_module
 
-_OPTIONS = ("properties", "app_options", "keep_going", "count_load", "faults", "command_order")
+_OPTIONS = ("properties", "app_options", "keep_going", "count_load", "faults", "command_order",
+            "threaded_controller")
 
 
 def _supported() -> list[Any]:
