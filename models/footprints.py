@@ -53,7 +53,7 @@ expiries, when its table cannot tie or holds no entry with a timeout, its comman
 the controller's events (:class:`~nice_attendre.por.Alternatives`).
 
 Supported: the ``openflow`` and ``openflow-b`` variants with either command order, a single-threaded or
-threaded controller, faults (their footprints, and the reads they add to others, are the options' own:
+threaded controller, --joins-first, faults (their footprints, and the reads they add to others, are the options' own:
 :mod:`nice_attendre.models.footprints_options`), and the monitors that keep no history;
 :meth:`Footprints.unsupported` names what is not (yet).
 """
@@ -215,11 +215,14 @@ class Footprints:
         return [event for event in self._universe if event not in found]
 
     def footprint(self, state: Sequence[int], event: Hashable) -> Footprint:
-        """``event``'s footprint (the same in every state)."""
+        """``event``'s footprint (the same in every state, but for the hosts' events under
+        --joins-first: see models/footprints_options.py)."""
         found = self._cache.get(event)
         if found is None:
             own = self.options.footprint(event)
             found = self._cache[event] = self.options.adjust(event, self._compute(event) if own is None else own)
+        if self.options.startup is not None:  # --joins-first: the hosts' until one acted
+            return self.options.at_startup(state, event, found)
         return found
 
     def _switch(self, dpid: int) -> tuple[set[int], set[int]]:

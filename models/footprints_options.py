@@ -1,5 +1,5 @@
 """The footprints the network's options add (see :mod:`nice_attendre.models.footprints`):
-faults, command order any and a threaded controller (issue 30). :class:`OptionFootprints` is called from
+faults, command order any, a threaded controller and --joins-first (issue 30). :class:`OptionFootprints` is called from
 :class:`~nice_attendre.models.footprints.Footprints` at a few hooks: the fault events' own
 footprints, the reads the options add to other events, the locations a slot is split into,
 the dormant stand-ins of the options' events, what keeps them disabled, and whether the
@@ -40,6 +40,13 @@ channel (a send shifts the positions that name the command steps: they do not co
 does a control loss towards the switch. The refinements (bounded command steps, named
 enablers) read a channel as a FIFO of commands: turned off.
 
+--joins-first: before any host acted, a host's event is enabled only once every command
+channel and every channel to the controller is empty, and a host's first event lets every
+host act from then on. Until a host acted (its slot still initial), a host's events read,
+and are guarded by, every control channel and every host's parts (the state-dependent part:
+the network's footprints are then not the same in every state); from then on, their own.
+The refinements stay: the option only takes behaviours away.
+
 A threaded controller: each handler call's commands to a switch form a batch of their own
 (under ``per-switch`` threads, joined to the waiting batch of the call's origin switch), the
 switch taking the next command of any batch: the command channels are batched, as above. Its
@@ -64,6 +71,7 @@ if TYPE_CHECKING:
 #: The events that may put a packet on a link (they read whether it is down).
 _SENDERS = frozenset({HostSend, HostAnswer, HostMove, SwitchProcessPacket, SwitchProcessCommand, SwitchChoosesEntry})
 _FAULT_EVENTS = (LinkFault, LinkChange, ControlLoss, SwitchRestart)
+_HOST_EVENTS = (HostSend, HostAnswer, HostReceive, HostMove)
 
 
 def _fp(reads: Any = (), writes: Any = (), appends: Any = (), pops: Any = (), guard: Any = None,
@@ -97,6 +105,18 @@ class OptionFootprints:
         if channels.any_handling:
             rewritten |= set(net.slot_ctrlq.values())
         self._rewritten = frozenset(rewritten)
+        #: --joins-first: the host slots with their initial values, and what the hosts'
+        #: events read before any of them acted (every host's parts, every control channel)
+        self.startup: tuple[tuple[int, int], ...] | None = None
+        self._startup_reads: frozenset[int] = frozenset()
+        self._at_startup: dict[Hashable, Footprint] = {}
+        startup = getattr(net, "_startup", None)
+        if startup is not None:
+            self.startup = startup[0]
+            self._startup_reads = (frozenset(fps._sends.values()) | frozenset(fps._receives.values())
+                                   | frozenset(startup[1]))
+            # the hosts' footprints differ before and after the first host acts
+            net.static_footprints = False
         #: the refinements that assume no option breaks them (see the module docstring)
         self.refined = self.faults is None and not channels.batched
 
@@ -104,11 +124,6 @@ class OptionFootprints:
 
     def unsupported(self) -> str | None:
         """The options --por does not support yet, or None."""
-        net = self.net
-        if getattr(net.options, "joins_first", False):
-            # hosts are enabled only once every control channel is empty: an enabling the
-            # footprints do not declare
-            return "--por does not support --joins-first yet"
         return None
 
     # ---- hooks ---------------------------------------------------------------------------
@@ -186,11 +201,42 @@ class OptionFootprints:
         return _fp(reads=controller | {budget}, writes=own | controller | {budget}, appends=fps._cmdqs,
                    guard=(budget,), adds=adds)
 
+    def started(self, state: Sequence[int] | None) -> bool:
+        """--joins-first: whether a host has acted in ``state`` (then hosts may act in it and
+        in every state reachable from it); True without --joins-first."""
+        if self.startup is None:
+            return True
+        if state is None:
+            return False
+        for slot, initial in self.startup:
+            if state[slot] != initial:
+                return True
+        return False
+
+    def at_startup(self, state: Sequence[int] | None, event: Hashable, fp: Footprint) -> Footprint:
+        """``fp``, the footprint of ``event``, in ``state`` under --joins-first: before a host
+        acted, a host's event is enabled only once every control channel is empty, and the
+        first host event changes that for all: it reads (and is guarded by) every control
+        channel and every host's parts."""
+        if type(event) not in _HOST_EVENTS or self.started(state):
+            return fp
+        found = self._at_startup.get(event)
+        if found is None:
+            extra = self._startup_reads
+            found = self._at_startup[event] = Footprint(
+                fp.reads | extra, fp.writes, fp.appends, fp.pops, None if fp.guard is None else fp.guard | extra,
+                fp.adds)
+        return found
+
     def disabled_by(self, state: Sequence[int], event: Hashable) -> frozenset[int] | None:
         """For an option's event not enabled in ``state``: what keeps it disabled, or None
         (not one of the options' events, or its footprint's guard): a fault whose budget is
-        spent never happens again."""
+        spent never happens again; under --joins-first, before a host acted, a host's event
+        may wait for the control channels (a host's send too, not only once its stream is
+        sent)."""
         kind = type(event)
+        if kind in _HOST_EVENTS and not self.started(state):
+            return self.fps.footprint(state, event).guarded
         if kind not in _FAULT_EVENTS:
             return None
         left = self.faults.state(state).left  # type: ignore[union-attr]

@@ -13,6 +13,7 @@ import pytest
 from pinned import load_test_module
 
 BASE = load_test_module("models/test_footprints.py")
+TABLE_MISS = f"{BASE.DATA}/table_miss_switch.py:TableMissSwitch"
 
 SCENARIOS = [
     pytest.param("route-flow", "linear:2", 1, {"faults": {"loss": 1}}, id="route-flow-loss"),
@@ -41,6 +42,13 @@ SCENARIOS = [
                  id="mac-learning-threaded-any-order"),
     pytest.param("route-flow", "linear:2", 1, {"threaded_controller": "per-switch", "bug": "forget-last-hop",
                                                "faults": {"restart": 1}}, id="route-flow-bug-threaded-restart"),
+    # --joins-first: hosts act once every control channel is empty (the table-miss entries
+    # the app installs at join)
+    pytest.param(TABLE_MISS, "linear:2", 1, {"joins_first": True}, id="table-miss-joins-first"),
+    pytest.param(TABLE_MISS, "linear:3", 2, {"joins_first": True, "bug": "no-flood"}, id="table-miss-bug-joins-first"),
+    pytest.param(TABLE_MISS, "linear:1", 2, {"joins_first": True, "faults": {"restart": 1}},
+                 id="table-miss-joins-first-restart"),
+    pytest.param("mac-learning", "linear:2", 2, {"joins_first": True}, id="mac-learning-joins-first"),
 ]
 
 CHECKS = ["test_transitions_stay_within_their_footprints", "test_independent_events_commute",
@@ -85,6 +93,12 @@ AGREEMENT = [
                  id="mac-learning-bug-threaded-any"),
     pytest.param("route-flow", "linear:2", 1, {"threaded_controller": "per-switch", "protocol": "openflow-b",
                                                "faults": {"control": 1}}, id="route-flow-b-threaded-control"),
+    pytest.param(TABLE_MISS, "linear:3", 2, {"joins_first": True}, id="table-miss-joins-first"),
+    pytest.param(TABLE_MISS, "linear:2", 2, {"joins_first": True, "bug": "no-flood", "threaded_controller": True},
+                 id="table-miss-bug-joins-first-threaded"),
+    pytest.param(TABLE_MISS, "linear:2", 2, {"joins_first": True, "faults": {"restart": 1}},
+                 id="table-miss-joins-first-restart"),
+    pytest.param("mac-learning", "linear:2", 2, {"joins_first": True}, id="mac-learning-joins-first"),
 ]
 
 

@@ -20,7 +20,7 @@ from nice_attendre.property import EXECUTION_EXPECTATIONS, Property
 from pinned import load_test_module
 
 _OPTIONS = ("properties", "app_options", "keep_going", "count_load", "faults", "command_order",
-            "threaded_controller")
+            "threaded_controller", "joins_first")
 
 
 def _supported() -> list[Any]:
