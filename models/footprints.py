@@ -53,9 +53,9 @@ expiries, when its table cannot tie or holds no entry with a timeout, its comman
 the controller's events (:class:`~nice_attendre.por.Alternatives`).
 
 Supported: the ``openflow`` and ``openflow-b`` variants with either command order, a single-threaded or
-threaded controller, --joins-first, faults (their footprints, and the reads they add to others, are the options' own:
-:mod:`nice_attendre.models.footprints_options`), and the monitors that keep no history;
-:meth:`Footprints.unsupported` names what is not (yet).
+threaded controller, --joins-first, faults and the monitors that keep history (what these options
+change is :mod:`nice_attendre.models.footprints_options`'s); :meth:`Footprints.unsupported` names
+what is not (yet).
 """
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ if TYPE_CHECKING:
 #: The variants whose events this module knows.
 SUPPORTED_PROTOCOLS = ("openflow", "openflow-b")
 #: The monitors that keep history in the state (host slots read from switch steps, the
-#: ``history`` and ``expired`` slots): not supported yet.
+#: ``history`` and ``expired`` slots): their footprints are models/footprints_options.py's.
 HISTORY_MONITORS = ("direct-paths", "strict-direct-paths", "one-packet-in-per-flow")
 
 
@@ -203,9 +203,6 @@ class Footprints:
         refused = self.options.unsupported()
         if refused is not None:
             return refused
-        history = sorted(set(HISTORY_MONITORS) & set(net.options.monitors))
-        if history:
-            return f"--por does not support the {history[0]} property yet (its monitor keeps history)"
         return None
 
     def dormant(self, state: Sequence[int], enabled: Sequence[Hashable]) -> list[Hashable]:
@@ -328,15 +325,15 @@ class Footprints:
         adds = written & static.adds
         reads = set(tracked.reads) - pops - adds
         writes = written - pops - adds - appends
-        if self.options.parts:  # a split slot: the locations of it the event declares
-            reads = self.options.locations(reads, static.reads)
-            writes = self.options.locations(writes, static.writes)
         if isinstance(tracked, list):
             # a slot written with the value it had (a flow-mod adding an entry already there):
             # the transition changes nothing there, it only looked at it
             same = {slot for slot in writes if list.__getitem__(tracked, slot) == state[slot]}
             writes -= same
             reads |= same
+        if self.options.parts:  # a split slot: the locations of it the event declares
+            reads = self.options.locations(reads, static.reads)
+            writes = self.options.locations(writes, static.writes)
         if not (reads | pops <= static.reads | static.pops and writes <= static.writes | static.pops
                 and appends <= static.appends | static.writes):
             return static  # outside its declared footprint (a test would say so): keep that
@@ -357,7 +354,8 @@ class Footprints:
         key = (dpid, value)
         found = self._bounded.get(key)
         if found is None:
-            found = self._bounded[key] = self._commands_footprint(dpid, net.value(state, f"cmdq:{dpid}"))
+            found = self._bounded[key] = self.options.widen_bounded(
+                self._commands_footprint(dpid, net.value(state, f"cmdq:{dpid}")))
         return found, self._feeders
 
     def _commands_footprint(self, dpid: int, commands: Sequence[Any]) -> Footprint:

@@ -1,5 +1,6 @@
 """The footprints the network's options add (see :mod:`nice_attendre.models.footprints`):
-faults, command order any, a threaded controller and --joins-first (issue 30). :class:`OptionFootprints` is called from
+faults, command order any, a threaded controller, --joins-first and the monitors that keep
+history (issue 30). :class:`OptionFootprints` is called from
 :class:`~nice_attendre.models.footprints.Footprints` at a few hooks: the fault events' own
 footprints, the reads the options add to other events, the locations a slot is split into,
 the dormant stand-ins of the options' events, what keeps them disabled, and whether the
@@ -47,6 +48,17 @@ and are guarded by, every control channel and every host's parts (the state-depe
 the network's footprints are then not the same in every state); from then on, their own.
 The refinements stay: the option only takes behaviours away.
 
+The monitors that keep history (``one-packet-in-per-flow``, ``direct-paths``,
+``strict-direct-paths``): a switch's step that may send a packet-in (its packet and command
+steps, tie choices) reads and writes the ``history`` slot (the flows that caused one) and,
+under the direct-paths monitors, reads the ``expired`` slot (the excused packets) and what
+every host received (whether the packet's destination has it); an entry's expiry reads what
+every host sent and received and reads and writes ``expired`` (its flows start over); a
+host's send, answer or receive marks the packets it sends from what its peers received and
+``expired``, and a receive writes ``expired`` (a flow established again). Switch steps that
+send no packet-in do not touch them: their occurrences say so. A command step's bounded
+footprint that may answer the controller gets the packet-in's reads and writes.
+
 A threaded controller: each handler call's commands to a switch form a batch of their own
 (under ``per-switch`` threads, joined to the waiting batch of the call's origin switch), the
 switch taking the next command of any batch: the command channels are batched, as above. Its
@@ -59,8 +71,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Hashable, Iterable, Sequence
 
-from nice_attendre.models.events import (HostAnswer, HostMove, HostReceive, HostSend, SwitchProcessCommand,
-                                         SwitchProcessPacket)
+from nice_attendre.models.events import (HostAnswer, HostMove, HostReceive, HostSend, SwitchEntryExpires,
+                                         SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models.faults import KINDS, ControlLoss, LinkChange, LinkFault, SwitchRestart
 from nice_attendre.models.protocols.ties import SwitchChoosesEntry
 from nice_attendre.por import Footprint
@@ -72,6 +84,8 @@ if TYPE_CHECKING:
 _SENDERS = frozenset({HostSend, HostAnswer, HostMove, SwitchProcessPacket, SwitchProcessCommand, SwitchChoosesEntry})
 _FAULT_EVENTS = (LinkFault, LinkChange, ControlLoss, SwitchRestart)
 _HOST_EVENTS = (HostSend, HostAnswer, HostReceive, HostMove)
+#: The switch's steps that may send a packet-in.
+_SWITCH_STEPS = (SwitchProcessPacket, SwitchProcessCommand, SwitchChoosesEntry)
 
 
 def _fp(reads: Any = (), writes: Any = (), appends: Any = (), pops: Any = (), guard: Any = None,
@@ -105,6 +119,15 @@ class OptionFootprints:
         if channels.any_handling:
             rewritten |= set(net.slot_ctrlq.values())
         self._rewritten = frozenset(rewritten)
+        # the monitors that keep history (see the module docstring)
+        hosts = net.topology.hosts
+        for host in hosts:
+            self.parts[net.slot_host[host]] = frozenset(fps.host_parts(host))
+        self._history = net.slot_history
+        self._expired = net.slot_expired
+        self._all_receives = frozenset(fps._receives[host] for host in hosts)
+        self._all_sends = frozenset(fps._sends[host] for host in hosts)
+        self._ctrlqs = frozenset(net.slot_ctrlq.values())
         #: --joins-first: the host slots with their initial values, and what the hosts'
         #: events read before any of them acted (every host's parts, every control channel)
         self.startup: tuple[tuple[int, int], ...] | None = None
@@ -150,10 +173,12 @@ class OptionFootprints:
     def adjust(self, event: Hashable, fp: Footprint) -> Footprint:
         """``fp`` (the footprint :class:`Footprints` gives ``event``) with the reads the
         options add: ``down`` for an event that may put a packet on a link; a pop from or an
-        append to a channel that is no FIFO is a read and a write."""
+        append to a channel that is no FIFO is a read and a write; the history monitors'
+        slots and the hosts' parts they read."""
         moved = (fp.pops | fp.appends) & self._rewritten
         if moved:
             fp = Footprint(fp.reads | moved, fp.writes | moved, fp.appends - moved, fp.pops - moved, fp.guard, fp.adds)
+        fp = self._history_reads(event, fp)
         if self._down < 0:
             return fp
         kind = type(event)
@@ -161,6 +186,41 @@ class OptionFootprints:
                 or (kind is HostReceive and event.host in self.net.hosts.atomic_answers)):  # type: ignore[attr-defined]
             return Footprint(fp.reads | {self._down}, fp.writes, fp.appends, fp.pops, fp.guard, fp.adds)
         return fp
+
+    def _history_reads(self, event: Hashable, fp: Footprint) -> Footprint:
+        """``fp`` with what the monitors that keep history make ``event`` read and write (see
+        the module docstring)."""
+        history, expired = self._history, self._expired
+        if history < 0 and expired < 0:
+            return fp
+        kind = type(event)
+        standin = getattr(event, "kind", None) if kind.__name__ == "Standin" else None
+        reads: set[int] = set()
+        writes: set[int] = set()
+        if kind in _SWITCH_STEPS or standin == "tie":  # a packet-in
+            if history >= 0:
+                reads.add(history)
+                writes.add(history)
+            if expired >= 0:
+                reads |= self._all_receives | {expired}
+        elif kind is SwitchEntryExpires or standin == "expiry":
+            if expired >= 0:
+                reads |= self._all_sends | self._all_receives | {expired}
+                writes.add(expired)
+        elif kind in (HostSend, HostAnswer, HostReceive) and expired >= 0:
+            reads |= self._all_receives | {expired}  # marking a packet sent
+            if kind is HostReceive:  # a packet arrived: its flow is established again
+                writes.add(expired)
+        if not reads and not writes:
+            return fp
+        return Footprint(fp.reads | reads, fp.writes | writes, fp.appends, fp.pops, fp.guard, fp.adds)
+
+    def widen_bounded(self, fp: Footprint) -> Footprint:
+        """A command step's bounded footprint with what its packet-ins (when it may send to
+        the controller) make it read and write under the history monitors."""
+        if (self._history < 0 and self._expired < 0) or not fp.appends & self._ctrlqs:
+            return fp
+        return self._history_reads(SwitchProcessCommand(0), fp)
 
     def footprint(self, event: Hashable) -> Footprint | None:
         """The footprint of an option's own event, or None (not one); :meth:`adjust` is

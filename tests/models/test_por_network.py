@@ -88,7 +88,6 @@ def test_verify_reports_the_reduction_and_leaves_the_default_termination_out() -
 @pytest.mark.parametrize("options, message", [
     ({"properties": ["termination"]}, "termination"),
     ({"properties": ["no-reordering"]}, "not known to be stable"),
-    ({"properties": ["direct-paths"]}, "keeps history"),
     ({"protocol": "attendre"}, "protocol attendre"),
     ({"protocol": "pif"}, "protocol pif"),
     ({"workers": 2}, "--workers"),

@@ -14,6 +14,9 @@ from pinned import load_test_module
 
 BASE = load_test_module("models/test_footprints.py")
 TABLE_MISS = f"{BASE.DATA}/table_miss_switch.py:TableMissSwitch"
+TIMEOUTS = f"{BASE.DATA}/timeout_routing.py:TimeoutRouting"
+PROPS = list(BASE.PROPERTIES)
+HISTORY = ["direct-paths", "strict-direct-paths", "one-packet-in-per-flow"]
 
 SCENARIOS = [
     pytest.param("route-flow", "linear:2", 1, {"faults": {"loss": 1}}, id="route-flow-loss"),
@@ -49,6 +52,17 @@ SCENARIOS = [
     pytest.param(TABLE_MISS, "linear:1", 2, {"joins_first": True, "faults": {"restart": 1}},
                  id="table-miss-joins-first-restart"),
     pytest.param("mac-learning", "linear:2", 2, {"joins_first": True}, id="mac-learning-joins-first"),
+    # the monitors that keep history: host slots read from switch steps, history, expired
+    pytest.param("mac-learning", "linear:2", 2, {"properties": PROPS + ["direct-paths"]}, id="mac-learning-direct"),
+    pytest.param("mac-learning", "linear:2", 2, {"properties": PROPS + ["strict-direct-paths"]},
+                 id="mac-learning-strict"),
+    pytest.param("route-flow", "linear:2", 2, {"properties": PROPS + ["one-packet-in-per-flow"]},
+                 id="route-flow-one-packet-in"),
+    pytest.param(TIMEOUTS, "linear:2", 2, {"properties": PROPS + HISTORY}, id="timeouts-history"),
+    pytest.param("mac-learning", "linear:2", 1, {"properties": PROPS + HISTORY, "bug": "delayed-direct-path"},
+                 id="mac-learning-bug-history"),
+    pytest.param("mac-learning", "linear:1", 2, {"properties": PROPS + HISTORY, "faults": {"restart": 1}},
+                 id="mac-learning-history-restart"),
 ]
 
 CHECKS = ["test_transitions_stay_within_their_footprints", "test_independent_events_commute",
@@ -99,6 +113,14 @@ AGREEMENT = [
     pytest.param(TABLE_MISS, "linear:2", 2, {"joins_first": True, "faults": {"restart": 1}},
                  id="table-miss-joins-first-restart"),
     pytest.param("mac-learning", "linear:2", 2, {"joins_first": True}, id="mac-learning-joins-first"),
+    pytest.param("mac-learning", "linear:2", 2, {"properties": PROPS + HISTORY}, id="mac-learning-history"),
+    pytest.param("route-flow", "linear:3", 2, {"properties": PROPS + ["one-packet-in-per-flow"]},
+                 id="route-flow-one-packet-in"),
+    pytest.param(TIMEOUTS, "linear:2", 2, {"properties": PROPS + HISTORY}, id="timeouts-history"),
+    pytest.param("mac-learning", "linear:2", 2, {"properties": PROPS + HISTORY, "bug": "delayed-direct-path"},
+                 id="mac-learning-bug-history"),
+    pytest.param("mac-learning", "linear:2", 2, {"properties": PROPS + HISTORY, "bug": "excess-flooding",
+                                                 "faults": {"loss": 1}}, id="mac-learning-bug-history-loss"),
 ]
 
 

@@ -2,8 +2,9 @@
 reads: route-flow, mac-learning, energy-te, the variant counts, the Ryu learning switch, the
 bugs): with and without ``por`` the same verdicts and the same quiescent states (by
 fingerprint), and the reduced search's traces replay, for every property of the scenario
---por checks, with faults, command order any and threaded controllers too. What --por refuses
-(other protocols; properties of executions, not known to be stable or whose monitors keep history) is
+--por checks (the monitors that keep history too), with faults, command order any and threaded
+controllers too. What --por refuses (other protocols; properties of executions or not known to be
+stable) is
 left out here and tested as refused in test_por_network.py. Scenarios of more than 3,000 transitions run
 with ``-m slow``."""
 from __future__ import annotations
@@ -14,7 +15,6 @@ import pytest
 
 from nice_attendre.checker import dfs
 from nice_attendre.frontend.api import build
-from nice_attendre.models.footprints import HISTORY_MONITORS
 from nice_attendre.por import refusal, unsupported
 from nice_attendre.property import EXECUTION_EXPECTATIONS, Property
 from pinned import load_test_module
@@ -35,10 +35,10 @@ def _supported() -> list[Any]:
 
 def _checkable(app: str, topology: str, packets: int, options: dict[str, Any]) -> list[str]:
     """The scenario's properties (its own or the defaults) that --por checks: not those of
-    executions, not those it refuses (not stable, or a monitor that keeps history)."""
+    executions, not those it refuses (not stable)."""
     run = build(app, topology=topology, packets=packets, **options)
     return [p.name for p in run.properties if p.expectation not in EXECUTION_EXPECTATIONS
-            and refusal([p]) is None and p.name not in HISTORY_MONITORS and p.name != "app-exception"
+            and refusal([p]) is None and p.name != "app-exception"
             and p.name != "app-nondeterminism"]
 
 
