@@ -193,6 +193,7 @@ class Footprints:
         # ---- the options' footprints (faults ...: models/footprints_options.py) ----
         self.options = OptionFootprints(self)
         self._universe += tuple(self.options.universe())
+        self._feeders += self.options.feeders()  # a restart runs the app: the controller acts
 
     def unsupported(self) -> str | None:
         """What about this network partial-order reduction does not support yet, or None."""
@@ -795,6 +796,7 @@ class Footprints:
             found.append(command)
         found.append(Standin("expiry", dpid))
         found.append(Standin("tie", dpid))
+        found.extend(self.options.messengers(dpid))  # a link change's port-status
         now_state, enabled = self._now
         if now_state is not state:
             enabled = tuple(net.enabled(state))

@@ -28,10 +28,14 @@ per kind's budget and one for the links that are down (``down``). Then:
 A fault event whose kind's budget is spent never happens again (budgets only fall): it is
 disabled for good. The state-dependent refinements of :mod:`~nice_attendre.models.footprints`
 (bounded command steps, the named enablers of dormant controller and packet steps, of tie
-choices and expiries) assume that only the controller feeds a command channel, that only
-switches forward packets and that tables change only by commands and expiries: with faults
-(a restart empties a table and runs the app; a link change sends port-statuses) they are
-turned off, the guards' writers standing in for the named enablers.
+choices and expiries) hold with faults, given two more kinds of enablers: a restart runs the
+app (the controller acts: it may send any command to any switch, after the switch's table
+and channel were emptied), so the restarts count among the controller's events (the feeders
+of every command channel, the enablers of what may happen once the controller acts); a link
+change sends each end's controller a port-status, so it enables a dormant controller step
+of those switches. The other faults only take packets and commands away, copy a packet
+already queued or reorder a queue: no header may arrive where it could not, no entry is
+added that could not be. A command step's bounded footprint reads whether a link is down.
 
 Command order any (:mod:`nice_attendre.models.channels`): a command channel holds batches,
 each barrier-delimited segment kept sorted, and a switch may take any command a barrier does
@@ -141,7 +145,7 @@ class OptionFootprints:
             # the hosts' footprints differ before and after the first host acts
             net.static_footprints = False
         #: the refinements that assume no option breaks them (see the module docstring)
-        self.refined = self.faults is None and not channels.batched
+        self.refined = not channels.batched
 
     # ---- what stays refused --------------------------------------------------------------
 
@@ -217,10 +221,34 @@ class OptionFootprints:
 
     def widen_bounded(self, fp: Footprint) -> Footprint:
         """A command step's bounded footprint with what its packet-ins (when it may send to
-        the controller) make it read and write under the history monitors."""
+        the controller) make it read and write under the history monitors, and whether a
+        link is down (a packet it sends is lost then)."""
+        if self._down >= 0:
+            fp = Footprint(fp.reads | {self._down}, fp.writes, fp.appends, fp.pops, fp.guard, fp.adds)
         if (self._history < 0 and self._expired < 0) or not fp.appends & self._ctrlqs:
             return fp
         return self._history_reads(SwitchProcessCommand(0), fp)
+
+    def feeders(self) -> tuple[Hashable, ...]:
+        """Events that act as the controller does, besides its own: a switch's restart runs
+        the app's ``on_switch_join`` (it may send any command to any switch), after emptying
+        the switch's table and command channel."""
+        if self.faults is None or not self.faults.budgets[KINDS.index("restart")]:
+            return ()
+        return tuple(SwitchRestart(dpid) for dpid in self.net.topology.switches)
+
+    def messengers(self, dpid: int) -> tuple[Hashable, ...]:
+        """The options' events that may send switch ``dpid``'s controller a message besides
+        the switch's own steps: a link change at one of its ports (a port-status)."""
+        if self.faults is None or not self.faults.budgets[KINDS.index("link")]:
+            return ()
+        net = self.net
+        found = []
+        for end in self.faults.ends:
+            peer = net.topology.links[end]
+            if end[0] == dpid or (not peer.is_host and peer.node == dpid):
+                found.extend(LinkChange(end[0], end[1], up) for up in (False, True))
+        return tuple(found)
 
     def footprint(self, event: Hashable) -> Footprint | None:
         """The footprint of an option's own event, or None (not one); :meth:`adjust` is
