@@ -72,3 +72,15 @@ def test_the_sweep_covers_the_shipped_apps() -> None:
     names = {str(param.values[0]).rsplit("/", 1)[-1] for param in _supported()}
     assert {"route-flow", "mac-learning", "energy-te"} <= names
     assert any("learning_switch_10" in name for name in names)
+
+
+def test_the_sweep_covers_the_options() -> None:
+    """The pinned scenarios with faults, command order any and a threaded controller, and
+    those whose properties keep history, are swept too."""
+    extras = [param.values[3] for param in _supported()]
+    assert any("faults" in extra for extra in extras)
+    assert any(extra.get("command_order") == "any" for extra in extras)
+    assert any(extra.get("threaded_controller") for extra in extras)
+    history = {"direct-paths", "strict-direct-paths", "one-packet-in-per-flow"}
+    assert any(history & set(_checkable(app, topology, packets, {k: v for k, v in extra.items() if k != "keep_going"}))
+               for app, topology, packets, extra in (param.values for param in _supported()))
