@@ -356,7 +356,7 @@ class Footprints:
         found = self._bounded.get(key)
         if found is None:
             found = self._bounded[key] = self.options.widen_bounded(
-                self._commands_footprint(dpid, net.value(state, f"cmdq:{dpid}")))
+                self._commands_footprint(dpid, self.options.commands(state, dpid)))
         return found, self._feeders
 
     def _commands_footprint(self, dpid: int, commands: Sequence[Any]) -> Footprint:
@@ -434,6 +434,11 @@ class Footprints:
         return found
 
     def enablers(self, state: Sequence[int], event: Hashable) -> tuple[Hashable, ...] | None:
+        """:meth:`_named_enablers`, a switch's command step standing for all of its command
+        events under batched channels (models/footprints_options.py)."""
+        return self.options.expand(state, self._named_enablers(state, event))
+
+    def _named_enablers(self, state: Sequence[int], event: Hashable) -> tuple[Hashable, ...] | None:
         """For a dormant event, the events one of which must happen before it can be
         enabled, or None (the writers of its guard): a switch's tie choices, when its table
         cannot tie: its command step (only an added entry makes a tie); its expiries (of
@@ -460,7 +465,7 @@ class Footprints:
             if any(entry.timeouts is not None for entry in table):
                 return None
             if any(type(msg) is FlowMod and msg.command in ("add", "modify-or-add") and msg.timeouts != NO_TIMEOUTS
-                   for msg in net.value(state, f"cmdq:{dpid}")):
+                   for msg in self.options.commands(state, dpid)):
                 return (SwitchProcessCommand(dpid),)
             return Alternatives(((SwitchProcessCommand(dpid),), self._feeders))
         # a table that cannot tie ties only once an entry is added, by the command step, and
@@ -480,7 +485,7 @@ class Footprints:
         """Whether neither switch ``dpid``'s table nor the entries the flow-mods in its
         channel add could tie."""
         entries = list(table)
-        for msg in self.net.value(state, f"cmdq:{dpid}"):
+        for msg in self.options.commands(state, dpid):
             if type(msg) is FlowMod:
                 if msg.command not in ("add", "modify-or-add", "delete", "delete-strict"):
                     return False  # a modify: not worked out here
@@ -571,7 +576,7 @@ class Footprints:
         present = net.interned(table_slot)[state[table_slot]]
         entries = list(present)
         found: tuple[int, ...] | None = None
-        for msg in net.value(state, f"cmdq:{dpid}"):
+        for msg in self.options.commands(state, dpid):
             if type(msg) is FlowMod:
                 if msg.command != "add":
                     break
@@ -596,7 +601,7 @@ class Footprints:
         those the flow-mods in its channel add), or None (a command that deletes or modifies)."""
         net = self.net
         entries = list(net.interned(net.slot_table[dpid])[state[net.slot_table[dpid]]])
-        for msg in net.value(state, f"cmdq:{dpid}"):
+        for msg in self.options.commands(state, dpid):
             if type(msg) is FlowMod:
                 if msg.command != "add":
                     return None
@@ -732,7 +737,7 @@ class Footprints:
 
         released: list[tuple[int, Header]] | None = []
         buffer = net.interned(net.slot_buffer[dpid])[state[net.slot_buffer[dpid]]]
-        for msg in net.value(state, f"cmdq:{dpid}"):
+        for msg in self.options.commands(state, dpid):
             kind = type(msg)
             if kind is PacketOut or (kind is FlowMod and msg.buffer_id is not None):
                 hdrs = []

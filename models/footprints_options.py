@@ -43,7 +43,10 @@ not hold back (its events are named by batch and position). A controller's send 
 the channel and a command step takes an item anywhere in it: both read and write the
 channel (a send shifts the positions that name the command steps: they do not commute), as
 does a control loss towards the switch. The refinements (bounded command steps, named
-enablers) read a channel as a FIFO of commands: turned off.
+enablers) read a channel's commands as a set (which entries they may add, which packets they
+may release, whether one deletes): they hold, given the commands batch after batch
+(:meth:`OptionFootprints.commands`), and a switch's command step named as an enabler stands
+for every command event of the switch enabled (:meth:`OptionFootprints.expand`).
 
 --joins-first: before any host acted, a host's event is enabled only once every command
 channel and every channel to the controller is empty, and a host's first event lets every
@@ -79,7 +82,7 @@ from nice_attendre.models.events import (HostAnswer, HostMove, HostReceive, Host
                                          SwitchProcessCommand, SwitchProcessPacket)
 from nice_attendre.models.faults import KINDS, ControlLoss, LinkChange, LinkFault, SwitchRestart
 from nice_attendre.models.protocols.ties import SwitchChoosesEntry
-from nice_attendre.por import Footprint
+from nice_attendre.por import Alternatives, Footprint
 
 if TYPE_CHECKING:
     from nice_attendre.models.footprints import Footprints
@@ -144,8 +147,9 @@ class OptionFootprints:
                                    | frozenset(startup[1]))
             # the hosts' footprints differ before and after the first host acts
             net.static_footprints = False
-        #: the refinements that assume no option breaks them (see the module docstring)
-        self.refined = not channels.batched
+        #: whether the refinements hold (every option here keeps them; see the module docstring)
+        self.refined = True
+        self._batched = channels.batched
 
     # ---- what stays refused --------------------------------------------------------------
 
@@ -219,10 +223,42 @@ class OptionFootprints:
             return fp
         return Footprint(fp.reads | reads, fp.writes | writes, fp.appends, fp.pops, fp.guard, fp.adds)
 
+    def expand(self, state: Sequence[int], named: Any) -> Any:
+        """``named`` enablers (or :class:`~nice_attendre.por.Alternatives` of them) with a
+        switch's command step, under batched channels, standing for every command event of
+        the switch enabled in ``state`` (each takes another command)."""
+        if named is None or not self._batched:
+            return named
+        if type(named) is Alternatives:
+            return Alternatives(self.expand(state, option) for option in named)
+        if not any(type(event) is SwitchProcessCommand for event in named):
+            return named
+        now_state, enabled = self.fps._now
+        if now_state is not state:
+            enabled = tuple(self.net.enabled(state))
+        found = list(named)
+        dpids = {event.dpid for event in named if type(event) is SwitchProcessCommand}
+        found.extend(event for event in enabled if type(event) is SwitchProcessCommand and event.dpid in dpids
+                     and event not in named)
+        return tuple(found)
+
+    def commands(self, state: Sequence[int], dpid: int) -> tuple[Any, ...]:
+        """The commands in switch ``dpid``'s channel in ``state``: a FIFO's in order, a
+        batched channel's batch after batch (the refinements read them as a set: which
+        entries they may add, which packets they may release, whether one deletes)."""
+        value = self.net.value(state, f"cmdq:{dpid}")
+        if not self._batched:
+            return value  # type: ignore[no-any-return]
+        return tuple(msg for batch in value for msg in batch)
+
     def widen_bounded(self, fp: Footprint) -> Footprint:
         """A command step's bounded footprint with what its packet-ins (when it may send to
         the controller) make it read and write under the history monitors, and whether a
-        link is down (a packet it sends is lost then)."""
+        link is down (a packet it sends is lost then); a channel that is no FIFO read and
+        written."""
+        moved = (fp.pops | fp.appends) & self._rewritten
+        if moved:
+            fp = Footprint(fp.reads | moved, fp.writes | moved, fp.appends - moved, fp.pops - moved, fp.guard, fp.adds)
         if self._down >= 0:
             fp = Footprint(fp.reads | {self._down}, fp.writes, fp.appends, fp.pops, fp.guard, fp.adds)
         if (self._history < 0 and self._expired < 0) or not fp.appends & self._ctrlqs:
