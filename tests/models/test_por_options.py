@@ -1,9 +1,11 @@
 """Partial-order reduction with the network's options (models/footprints_options.py): the
 checks of test_footprints.py (every transition within its declared footprint as the memo
 records it, declared-independent events commute, dormant events stay disabled, command
-steps within their bounded footprints, or those turned off) on every transition of small
-scenarios with faults of each kind and with command order any; the same verdicts and quiescent
-states with and without --por."""
+steps within their bounded footprints) and of test_por_occurrence.py (occurrences commute,
+arrivals, named enablers one step and on paths) on every transition of small scenarios with
+faults of each kind, command order any, a threaded controller, --joins-first, the monitors
+that keep history, and bugs; the same verdicts and quiescent states with and without --por,
+and the reduced search's traces replay."""
 from __future__ import annotations
 
 from typing import Any
