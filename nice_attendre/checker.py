@@ -18,7 +18,7 @@ from nice_attendre.errors import InputError, ModelError, StopRequest, Unsupporte
 from nice_attendre.fingerprint import fingerprint_functions, keyed_functions, peek_functions
 from nice_attendre.fair_cycles import Unfair, group_of
 from nice_attendre.lasso import eventually_reason, settled, termination_reason
-from nice_attendre.por import Reducer, refusal, unsupported
+from nice_attendre.por import TERMINATION_CHECKPOINTED, TERMINATION_UNDECIDED, Reducer, refusal, unsupported
 from nice_attendre.property import Expectation, Metric, Property
 from nice_attendre.result import Discovery, Result, Stats
 from nice_attendre.system import System
@@ -233,7 +233,7 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
          checkpoint_interval: float, resume: SearchState | None, por: bool = False) -> Result:
     props = tuple(properties)
     if por:
-        problem = unsupported(system) or refusal(props)
+        problem = unsupported(system) or refusal(props, cycles=True)
         if problem is not None:
             raise InputError(problem)
     always = tuple(p for p in props if p.expectation is Expectation.ALWAYS)
@@ -282,8 +282,12 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
 
     enabled = system.enabled
     full_enabled = enabled
+    #: with por, the termination properties not decided, and why (see nice_attendre.por)
+    undecided: dict[str, str] = {}
     if por:
         enabled = Reducer(system)  # type: ignore[arg-type]
+        if checkpoint is not None or resume is not None:
+            undecided.update((p.name, TERMINATION_CHECKPOINTED) for p in cycles)
     apply = system.apply
     # Keys in ``visited``: states, fingerprints, or (fingerprint, state) pairs for systems
     # whose states are too large to hash in full at every transition.
@@ -404,16 +408,19 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                 return False
             acceptable = fine if prop.expectation is Expectation.TERMINATION else (
                 lambda before, event, after: fine(before, event, after) and not prop.holds(after))
-            found = settled(trace, enabled, apply, acceptable, group, prop.fairness == "weak",
+            # fairness is judged on the system's events, all of them (with por too)
+            found = settled(trace, full_enabled, apply, acceptable, group, prop.fairness == "weak",
                             stop=lambda: stop_at[0] < 0)
             if isinstance(found, Unfair):
                 cleared.update(found.states)
+                if por:  # a fair cycle may be among the interleavings left out
+                    undecided.setdefault(prop.name, TERMINATION_UNDECIDED)
                 return False
             trace, note = found
         if prop.expectation is Expectation.TERMINATION:
-            reason = termination_reason(trace, enabled, group, note)
+            reason = termination_reason(trace, full_enabled, group, note)
         else:
-            reason = eventually_reason(prop.name, trace, enabled, prop.why(trace.final), group, note)
+            reason = eventually_reason(prop.name, trace, full_enabled, prop.why(trace.final), group, note)
         discoveries.append(Discovery(prop.name, prop.expectation, trace, reason))
         violated.add(prop.name)
         return True
@@ -714,4 +721,5 @@ def _dfs(system: System[Hashable, Hashable], properties: Iterable[Property], lim
                  and visited is not None else None)
     return Result(stats, tuple(discoveries), stop_reason is None, stop_reason, metric_ranges, signal=signum,
                   stop_detail=stop_detail,
-                  collision_probability=collision)
+                  collision_probability=collision,
+                  unchecked=tuple((name, why) for name, why in undecided.items() if name not in violated))

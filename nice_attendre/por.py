@@ -55,6 +55,17 @@ Valmari's conditions D0, D1 and D2 for every enabled member (all are key events)
 preserve every reachable quiescent state (deadlock) and the existence of an infinite
 execution.
 
+Termination. A graph reduced by stubborn sets that satisfy D1 and D2 for every enabled member
+has an infinite execution from a state whenever the full graph has one (Valmari: take the
+first member an infinite execution holds, moved to its front by D1; or, when it holds none,
+a key member, enabled all along it by D2, in front of each of its prefixes, and an infinite
+execution by Konig's lemma); in a finite graph, a cycle. So a complete reduced search that
+closes no cycle proves that every execution ends, whatever the fairness; a cycle it closes is
+a real one, and it is a violation when a weakly fair cycle goes through its entry (decided on
+the full system, :func:`nice_attendre.lasso.settled`). When every cycle it closes is unfair,
+a weakly fair cycle may still exist among the interleavings it left out: termination is then
+not decided, and the report says so (:data:`TERMINATION_UNDECIDED`), never that it holds.
+
 Stable properties (:func:`refusal` says which properties a reduced search can check): a
 reachable violation of an ``always`` property that, once violated, stays violated is reached
 too when every cycle of the reduced graph holds a fully expanded state: the depth-first
@@ -372,12 +383,25 @@ class _Lazy(SequenceABC):  # type: ignore[type-arg]
         return found
 
 
-def refusal(properties: Iterable[Property]) -> str | None:
+#: Why a reduced search leaves ``termination`` undecided: it closed only cycles that no weakly
+#: fair scheduler takes, and a fair one may be among the interleavings it left out.
+TERMINATION_UNDECIDED = ("--por closed only cycles that no weakly fair scheduler takes; a fair one may be among "
+                         "the interleavings it left out (run without --por to decide)")
+#: Why a reduced search that is checkpointed or resumed leaves ``termination`` undecided.
+TERMINATION_CHECKPOINTED = ("--por does not decide termination across checkpoints (the cycles a run closed before "
+                            "its checkpoint are not recorded in it)")
+
+
+def refusal(properties: Iterable[Property], cycles: bool = False) -> str | None:
     """Why a reduced search cannot check ``properties``, or None: it checks properties at
-    quiescence, and ``always`` and ``sometimes`` properties marked ``stable``; properties of
-    transitions and of whole executions need provisos not built yet."""
+    quiescence, and ``always`` and ``sometimes`` properties marked ``stable``; with ``cycles``
+    (a search that finds every cycle of the graph it explores: the depth-first one) also
+    ``termination`` (see :data:`TERMINATION_UNDECIDED`); properties of transitions and
+    ``eventually`` need provisos not built yet."""
     for prop in properties:
         kind = prop.expectation
+        if kind is Expectation.TERMINATION and cycles:
+            continue
         if kind in (Expectation.TERMINATION, Expectation.EVENTUALLY):
             return (f"--por does not support property {prop.name!r} yet (a property of whole executions: "
                     "termination and eventually need a reduction that keeps cycles and their fairness)")

@@ -320,7 +320,7 @@ def _reduced(run: Run, *, limits: Limits, keep_going: bool, fingerprint: bool, w
     """:func:`search` with ``por``: the depth-first (or, ``shortest``, breadth-first) search
     over stubborn sets."""
     from nice_attendre.por import unsupported
-    from nice_attendre.property import EXECUTION_EXPECTATIONS
+    from nice_attendre.property import EXECUTION_EXPECTATIONS, Expectation
 
     check_por(workers, engine, shortest, checkpoint, resume)
     problem = unsupported(run.network)
@@ -328,9 +328,11 @@ def _reduced(run: Run, *, limits: Limits, keep_going: bool, fingerprint: bool, w
         raise InputError(problem)
     properties = run.properties
     unchecked: tuple[tuple[str, str], ...] = ()
-    if not run.named:  # the defaults: leave termination out, and say so
-        unchecked = tuple((p.name, POR_UNCHECKED_WHY) for p in properties if p.expectation in EXECUTION_EXPECTATIONS)
-        properties = tuple(p for p in properties if p.expectation not in EXECUTION_EXPECTATIONS)
+    if not run.named:  # the defaults: leave out what this search cannot check, and say so
+        left_out = (EXECUTION_EXPECTATIONS if shortest  # the depth-first search checks termination
+                    else EXECUTION_EXPECTATIONS - {Expectation.TERMINATION})
+        unchecked = tuple((p.name, POR_UNCHECKED_WHY) for p in properties if p.expectation in left_out)
+        properties = tuple(p for p in properties if p.expectation not in left_out)
     if shortest:
         from nice_attendre.breadth_first import bfs
 
@@ -339,7 +341,7 @@ def _reduced(run: Run, *, limits: Limits, keep_going: bool, fingerprint: bool, w
     else:
         result = dfs(run.network, properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
                      metrics=run.metrics, progress=progress, watchdog=watchdog, por=True)
-    return dataclasses.replace(result, system=run.network, sources=run.sources, unchecked=unchecked,
+    return dataclasses.replace(result, system=run.network, sources=run.sources, unchecked=unchecked + result.unchecked,
                                reduction="partial-order")
 
 

@@ -77,16 +77,18 @@ def test_fingerprinted_reduced_search_agrees() -> None:
     assert reduced_quiet == full_quiet and not reduced.discoveries and not full.discoveries
 
 
-def test_verify_reports_the_reduction_and_leaves_the_default_termination_out() -> None:
+def test_verify_reports_the_reduction_and_checks_termination_depth_first_only() -> None:
     result = verify("route-flow", topology="linear:2", packets=1, por=True)
     assert result.reduction == "partial-order"
-    assert [name for name, _why in result.unchecked] == ["termination"]
+    assert not result.unchecked  # the depth-first search decides termination (test_por_termination.py)
     assert result.verdict == "ok"
+    shortest = verify("route-flow", topology="linear:2", packets=1, por=True, shortest=True)
+    assert [name for name, _why in shortest.unchecked] == ["termination"]
     assert verify("route-flow", topology="linear:2", packets=1).reduction is None
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"properties": ["termination"]}, "termination"),
+    ({"properties": ["termination"], "shortest": True}, "termination"),
     ({"properties": ["no-reordering"]}, "not known to be stable"),
     ({"protocol": "attendre"}, "protocol attendre"),
     ({"protocol": "pif"}, "protocol pif"),
@@ -103,12 +105,11 @@ def test_command_line() -> None:
     done = console("verify", "route-flow", "-t", "linear:2", "-n", "1", "--por", cwd=here)
     assert done.returncode == 0, done.stderr
     assert "reduction      partial-order" in done.stdout
-    assert "termination" in done.stdout and "not checked" in done.stdout
-    refused = console("verify", "route-flow", "-t", "linear:2", "--por", "-p", "termination", cwd=here)
+    assert "termination" in done.stdout and "not checked" not in done.stdout
+    refused = console("verify", "route-flow", "-t", "linear:2", "--por", "-p", "no-reordering", cwd=here)
     assert refused.returncode == 2
-    assert refused.stderr.strip().splitlines() == [
-        "Error: --por does not support property 'termination' yet (a property of whole executions: "
-        "termination and eventually need a reduction that keeps cycles and their fairness)"]
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert refused.stderr.startswith("Error: --por does not support property 'no-reordering'")
 
 
 def test_a_dormant_controller_step_waits_for_a_packet_that_may_miss() -> None:
