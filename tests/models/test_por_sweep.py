@@ -2,8 +2,9 @@
 reads: route-flow, mac-learning, energy-te, the variant counts, the Ryu learning switch, the
 bugs): with and without ``por`` the same verdicts and the same quiescent states (by
 fingerprint), and the reduced search's traces replay, for every property of the scenario
---por checks. What --por refuses (other protocols, threaded controllers, command order any,
-faults; properties of executions, not known to be stable or whose monitors keep history) is
+--por checks (the monitors that keep history too), with faults, command order any and threaded
+controllers too. What --por refuses (other protocols; properties of executions or not known to be
+stable) is
 left out here and tested as refused in test_por_network.py. Scenarios of more than 3,000 transitions run
 with ``-m slow``."""
 from __future__ import annotations
@@ -14,12 +15,12 @@ import pytest
 
 from nice_attendre.checker import dfs
 from nice_attendre.frontend.api import build
-from nice_attendre.models.footprints import HISTORY_MONITORS
 from nice_attendre.por import refusal, unsupported
 from nice_attendre.property import EXECUTION_EXPECTATIONS, Property
 from pinned import load_test_module
 
-_OPTIONS = ("properties", "app_options", "keep_going", "count_load")
+_OPTIONS = ("properties", "app_options", "keep_going", "count_load", "faults", "command_order",
+            "threaded_controller", "joins_first")
 
 
 def _supported() -> list[Any]:
@@ -34,10 +35,10 @@ def _supported() -> list[Any]:
 
 def _checkable(app: str, topology: str, packets: int, options: dict[str, Any]) -> list[str]:
     """The scenario's properties (its own or the defaults) that --por checks: not those of
-    executions, not those it refuses (not stable, or a monitor that keeps history)."""
+    executions, not those it refuses (not stable)."""
     run = build(app, topology=topology, packets=packets, **options)
     return [p.name for p in run.properties if p.expectation not in EXECUTION_EXPECTATIONS
-            and refusal([p]) is None and p.name not in HISTORY_MONITORS and p.name != "app-exception"
+            and refusal([p]) is None and p.name != "app-exception"
             and p.name != "app-nondeterminism"]
 
 
@@ -71,3 +72,15 @@ def test_the_sweep_covers_the_shipped_apps() -> None:
     names = {str(param.values[0]).rsplit("/", 1)[-1] for param in _supported()}
     assert {"route-flow", "mac-learning", "energy-te"} <= names
     assert any("learning_switch_10" in name for name in names)
+
+
+def test_the_sweep_covers_the_options() -> None:
+    """The pinned scenarios with faults, command order any and a threaded controller, and
+    those whose properties keep history, are swept too."""
+    extras = [param.values[3] for param in _supported()]
+    assert any("faults" in extra for extra in extras)
+    assert any(extra.get("command_order") == "any" for extra in extras)
+    assert any(extra.get("threaded_controller") for extra in extras)
+    history = {"direct-paths", "strict-direct-paths", "one-packet-in-per-flow"}
+    assert any(history & set(_checkable(app, topology, packets, {k: v for k, v in extra.items() if k != "keep_going"}))
+               for app, topology, packets, extra in (param.values for param in _supported()))
