@@ -131,27 +131,13 @@ def test_the_proviso_across_worker_processes() -> None:
 
 # ---- the network --------------------------------------------------------------------------
 
-_OPTIONS = ("properties", "app_options", "keep_going", "count_load")
-
-
 def _scenarios() -> list[Any]:
-    """The por sweep's scenarios (tests/models/test_por_sweep.py): the pinned ones --por
-    supports (openflow and openflow-b; large ones slow)."""
-    found = []
-    for param in load_test_module("models/test_memo_pinned.py").scenarios():
-        app, topology, packets, protocol, extra = param.values
-        if protocol not in ("openflow", "openflow-b") or set(extra) - set(_OPTIONS):
-            continue
-        found.append(pytest.param(app, topology, packets, protocol, extra, id=param.id, marks=param.marks))
-    return found
+    """The por sweep's scenarios (tests/models/test_por_sweep.py: the pinned ones --por
+    supports; large ones slow)."""
+    return load_test_module("models/test_por_sweep.py")._supported()
 
 
 _QUIESCENT = "quiescent"
-
-
-def test_the_network_scenarios_are_the_sweeps() -> None:
-    sweep = load_test_module("models/test_por_sweep.py")._supported()
-    assert [param.id for param in _scenarios()] == [param.id for param in sweep]
 
 
 @pytest.mark.parametrize("app,topology,packets,protocol,extra", _scenarios())
@@ -163,8 +149,9 @@ def test_workers_reduce_the_pinned_scenarios_soundly(app: str, topology: str, pa
     the properties; a reported state comes back with its trace)."""
     sweep = load_test_module("models/test_por_sweep.py")
     options = {key: value for key, value in extra.items() if key != "keep_going"}
+    options["protocol"] = protocol
     options["properties"] = sweep._checkable(app, topology, packets, options)
-    run = build(app, topology=topology, packets=packets, protocol=protocol, **options)
+    run = build(app, topology=topology, packets=packets, **options)
     net = run.network
     properties = tuple(p for p in run.properties if p.expectation not in EXECUTION_EXPECTATIONS)
     full_quiet: set[int] = set()

@@ -29,7 +29,7 @@ def _supported() -> list[Any]:
         app, topology, packets, protocol, extra = param.values
         if protocol not in ("openflow", "openflow-b") or set(extra) - set(_OPTIONS):
             continue
-        found.append(pytest.param(app, topology, packets, extra, id=param.id, marks=param.marks))
+        found.append(pytest.param(app, topology, packets, protocol, extra, id=param.id, marks=param.marks))
     return found
 
 
@@ -42,11 +42,14 @@ def _checkable(app: str, topology: str, packets: int, options: dict[str, Any]) -
             and p.name != "app-nondeterminism"]
 
 
-def _explore(app: str, topology: str, packets: int, extra: dict[str, Any], por: bool) -> tuple[Any, set[int], Any]:
+def _explore(app: str, topology: str, packets: int, protocol: str, extra: dict[str, Any],
+             por: bool) -> tuple[Any, set[int], Any]:
     options = {key: value for key, value in extra.items() if key != "keep_going"}
+    options["protocol"] = protocol
     options["properties"] = _checkable(app, topology, packets, options)
     run = build(app, topology=topology, packets=packets, **options)
     net = run.network
+    assert net.protocol.name == protocol.split(":")[0]  # the scenario's own variant is the one swept
     properties = tuple(p for p in run.properties if p.expectation not in EXECUTION_EXPECTATIONS)
     assert not por or not (unsupported(net) or refusal(properties)), unsupported(net) or refusal(properties)
     quiet: set[int] = set()
@@ -56,11 +59,11 @@ def _explore(app: str, topology: str, packets: int, extra: dict[str, Any], por: 
     return result, quiet, net
 
 
-@pytest.mark.parametrize("app,topology,packets,extra", _supported())
-def test_reduced_search_agrees_on_every_pinned_scenario(app: str, topology: str, packets: int,
+@pytest.mark.parametrize("app,topology,packets,protocol,extra", _supported())
+def test_reduced_search_agrees_on_every_pinned_scenario(app: str, topology: str, packets: int, protocol: str,
                                                         extra: dict[str, Any]) -> None:
-    reduced, reduced_quiet, net = _explore(app, topology, packets, extra, True)
-    full, full_quiet, _net = _explore(app, topology, packets, extra, False)
+    reduced, reduced_quiet, net = _explore(app, topology, packets, protocol, extra, True)
+    full, full_quiet, _net = _explore(app, topology, packets, protocol, extra, False)
     assert reduced_quiet == full_quiet
     assert {d.property for d in reduced.discoveries} == {d.property for d in full.discoveries}
     assert reduced.stats.unique_states <= full.stats.unique_states
@@ -77,10 +80,15 @@ def test_the_sweep_covers_the_shipped_apps() -> None:
 def test_the_sweep_covers_the_options() -> None:
     """The pinned scenarios with faults, command order any and a threaded controller, and
     those whose properties keep history, are swept too."""
-    extras = [param.values[3] for param in _supported()]
+    extras = [param.values[4] for param in _supported()]
     assert any("faults" in extra for extra in extras)
     assert any(extra.get("command_order") == "any" for extra in extras)
     assert any(extra.get("threaded_controller") for extra in extras)
     history = {"direct-paths", "strict-direct-paths", "one-packet-in-per-flow"}
     assert any(history & set(_checkable(app, topology, packets, {k: v for k, v in extra.items() if k != "keep_going"}))
-               for app, topology, packets, extra in (param.values for param in _supported()))
+               for app, topology, packets, _protocol, extra in (param.values for param in _supported()))
+
+
+def test_the_sweep_covers_each_supported_variant() -> None:
+    protocols = {param.values[3] for param in _supported()}
+    assert {"openflow", "openflow-b"} <= protocols
