@@ -131,16 +131,15 @@ def test_the_proviso_across_worker_processes() -> None:
 
 # ---- the network --------------------------------------------------------------------------
 
-_OPTIONS = ("properties", "app_options", "keep_going", "count_load")
-
-
 def _scenarios() -> list[Any]:
     """The por sweep's scenarios (tests/models/test_por_sweep.py): the pinned ones --por
-    supports (openflow and openflow-b; large ones slow)."""
+    supports (openflow and openflow-b, with the options the sweep takes; large ones slow),
+    with their protocol."""
+    options = load_test_module("models/test_por_sweep.py")._OPTIONS
     found = []
     for param in load_test_module("models/test_memo_pinned.py").scenarios():
         app, topology, packets, protocol, extra = param.values
-        if protocol not in ("openflow", "openflow-b") or set(extra) - set(_OPTIONS):
+        if protocol not in ("openflow", "openflow-b") or set(extra) - set(options):
             continue
         found.append(pytest.param(app, topology, packets, protocol, extra, id=param.id, marks=param.marks))
     return found
