@@ -53,9 +53,11 @@ expiries, when its table cannot tie or holds no entry with a timeout, its comman
 the controller's events (:class:`~nice_attendre.por.Alternatives`).
 
 Supported: every protocol variant (``openflow`` and ``openflow-b`` here, the others' own
-footprints in :mod:`~nice_attendre.models.footprints_variants`) with FIFO channels, a single-threaded controller, no
-faults, and the monitors that keep no history; :meth:`Footprints.unsupported`
-names what is not (yet).
+footprints in :mod:`~nice_attendre.models.footprints_variants`); ``openflow`` and ``openflow-b``
+with either command order, a single-threaded or threaded controller, --joins-first, faults and
+the monitors that keep history (what these options change is
+:mod:`nice_attendre.models.footprints_options`'s), the other variants without them (yet);
+:meth:`Footprints.unsupported` names what is not (yet).
 """
 from __future__ import annotations
 
@@ -70,6 +72,7 @@ from nice_attendre.models.addresses import IP_BROADCAST, default_ip
 from nice_attendre.models.packet import BROADCAST, Flood, GotoTable, Header, Output, SetField, ToController
 from nice_attendre.models.protocols.openflow import releases
 from nice_attendre.models.protocols.ties import SwitchChoosesEntry, ordinary
+from nice_attendre.models.footprints_options import OptionFootprints
 from nice_attendre.por import Alternatives, Footprint
 
 if TYPE_CHECKING:
@@ -78,7 +81,7 @@ if TYPE_CHECKING:
 #: The variants whose events this module knows.
 SUPPORTED_PROTOCOLS = ("openflow", "openflow-b", "attendre", "batch", "buffer", "pif")
 #: The monitors that keep history in the state (host slots read from switch steps, the
-#: ``history`` and ``expired`` slots): not supported yet.
+#: ``history`` and ``expired`` slots): their footprints are models/footprints_options.py's.
 HISTORY_MONITORS = ("direct-paths", "strict-direct-paths", "one-packet-in-per-flow")
 
 
@@ -198,6 +201,10 @@ class Footprints:
         self._universe = tuple(dormant)
         #: the producers of every command channel: the controller's events
         self._feeders = tuple(event for event in self._universe if type(event) in (ControllerHandle, ControllerStats))
+        # ---- the options' footprints (faults ...: models/footprints_options.py) ----
+        self.options = OptionFootprints(self)
+        self._universe += tuple(self.options.universe())
+        self._feeders += self.options.feeders()  # a restart runs the app: the controller acts
 
     def unsupported(self) -> str | None:
         """What about this network partial-order reduction does not support yet, or None."""
@@ -205,19 +212,9 @@ class Footprints:
         name = net.protocol.name
         if name not in SUPPORTED_PROTOCOLS:
             return f"--por does not support protocol {name} yet (supported: {', '.join(SUPPORTED_PROTOCOLS)})"
-        if net.faults is not None:
-            return "--por does not support faults yet"
-        if net.threaded:
-            return "--por does not support a threaded controller yet"
-        if net.channels.batched or net.options.command_order != "fifo":
-            return "--por does not support command order any yet"
-        if getattr(net.options, "joins_first", False):
-            # hosts are enabled only once every control channel is empty: an enabling the
-            # footprints do not declare
-            return "--por does not support --joins-first yet"
-        history = sorted(set(HISTORY_MONITORS) & set(net.options.monitors))
-        if history:
-            return f"--por does not support the {history[0]} property yet (its monitor keeps history)"
+        refused = self.options.unsupported()
+        if refused is not None:
+            return refused
         return None
 
     def dormant(self, state: Sequence[int], enabled: Sequence[Hashable]) -> list[Hashable]:
@@ -227,10 +224,14 @@ class Footprints:
         return [event for event in self._universe if event not in found]
 
     def footprint(self, state: Sequence[int], event: Hashable) -> Footprint:
-        """``event``'s footprint (the same in every state)."""
+        """``event``'s footprint (the same in every state, but for the hosts' events under
+        --joins-first: see models/footprints_options.py)."""
         found = self._cache.get(event)
         if found is None:
-            found = self._cache[event] = self._compute(event)
+            own = self.options.footprint(event)
+            found = self._cache[event] = self.options.adjust(event, self._compute(event) if own is None else own)
+        if self.options.startup is not None:  # --joins-first: the hosts' until one acted
+            return self.options.at_startup(state, event, found)
         return found
 
     def _switch(self, dpid: int) -> tuple[set[int], set[int]]:
@@ -312,9 +313,10 @@ class Footprints:
         if kind not in self.observed:
             return None
         static = self.footprint(state, event)
-        if any(slot >= len(state) for slot in static.reads):
+        looked = self.options.slots(static.reads | static.pops)  # a location: its slot
+        if looked is None:
             return None
-        key = (event, tuple(state[slot] for slot in sorted(static.reads | static.pops)))
+        key = (event, tuple(state[slot] for slot in looked))
         found = self._occurrences.get(key)
         if found is None:
             found = self._occurrences[key] = self._observe(state, event, static)
@@ -341,6 +343,9 @@ class Footprints:
             same = {slot for slot in writes if list.__getitem__(tracked, slot) == state[slot]}
             writes -= same
             reads |= same
+        if self.options.parts:  # a split slot: the locations of it the event declares
+            reads = self.options.locations(reads, static.reads)
+            writes = self.options.locations(writes, static.writes)
         if not (reads | pops <= static.reads | static.pops and writes <= static.writes | static.pops
                 and appends <= static.appends | static.writes):
             return static  # outside its declared footprint (a test would say so): keep that
@@ -352,7 +357,7 @@ class Footprints:
         packet only changes the table and may tell the controller of a removed entry; a
         barrier or statistics request only answers), and the controller's events (the
         channel's producers) as feeders; None for other events."""
-        if type(event) is not SwitchProcessCommand:
+        if type(event) is not SwitchProcessCommand or not self.options.refined:
             return None
         net = self.net
         dpid = event.dpid  # type: ignore[attr-defined]
@@ -361,7 +366,8 @@ class Footprints:
         key = (dpid, value)
         found = self._bounded.get(key)
         if found is None:
-            found = self._bounded[key] = self._commands_footprint(dpid, net.value(state, f"cmdq:{dpid}"))
+            found = self._bounded[key] = self.options.widen_bounded(
+                self._commands_footprint(dpid, self.options.commands(state, dpid)))
         return found, self._feeders
 
     def _commands_footprint(self, dpid: int, commands: Sequence[Any]) -> Footprint:
@@ -439,13 +445,21 @@ class Footprints:
         return found
 
     def enablers(self, state: Sequence[int], event: Hashable) -> tuple[Hashable, ...] | None:
+        """:meth:`_named_enablers`, a switch's command step standing for all of its command
+        events under batched channels (models/footprints_options.py)."""
+        return self.options.expand(state, self._named_enablers(state, event))
+
+    def _named_enablers(self, state: Sequence[int], event: Hashable) -> tuple[Hashable, ...] | None:
         """For a dormant event, the events one of which must happen before it can be
         enabled, or None (the writers of its guard): a switch's tie choices, when its table
         cannot tie: its command step (only an added entry makes a tie); its expiries (of
         entries not in its table: the enabled ones are events of their own), when no entry
         has a timeout: its command step; a controller step: see
         :meth:`_controller_enablers`; a packet step at a port linked to a switch: see
-        :meth:`_packet_enablers`."""
+        :meth:`_packet_enablers`. None for all when an option breaks their assumptions
+        (models/footprints_options.py)."""
+        if not self.options.refined:
+            return None
         if type(event) is ControllerHandle:
             return self._controller_enablers(state, event)
         if type(event) is SwitchProcessPacket:
@@ -462,7 +476,7 @@ class Footprints:
             if any(entry.timeouts is not None for entry in table):
                 return None
             if any(type(msg) is FlowMod and msg.command in ("add", "modify-or-add") and msg.timeouts != NO_TIMEOUTS
-                   for msg in net.value(state, f"cmdq:{dpid}")):
+                   for msg in self.options.commands(state, dpid)):
                 return (SwitchProcessCommand(dpid),)
             return Alternatives(((SwitchProcessCommand(dpid),), self._feeders))
         # a table that cannot tie ties only once an entry is added, by the command step, and
@@ -482,7 +496,7 @@ class Footprints:
         """Whether neither switch ``dpid``'s table nor the entries the flow-mods in its
         channel add could tie."""
         entries = list(table)
-        for msg in self.net.value(state, f"cmdq:{dpid}"):
+        for msg in self.options.commands(state, dpid):
             if type(msg) is FlowMod:
                 if msg.command not in ("add", "modify-or-add", "delete", "delete-strict"):
                     return False  # a modify: not worked out here
@@ -573,7 +587,7 @@ class Footprints:
         present = net.interned(table_slot)[state[table_slot]]
         entries = list(present)
         found: tuple[int, ...] | None = None
-        for msg in net.value(state, f"cmdq:{dpid}"):
+        for msg in self.options.commands(state, dpid):
             if type(msg) is FlowMod:
                 if msg.command != "add":
                     break
@@ -598,7 +612,7 @@ class Footprints:
         those the flow-mods in its channel add), or None (a command that deletes or modifies)."""
         net = self.net
         entries = list(net.interned(net.slot_table[dpid])[state[net.slot_table[dpid]]])
-        for msg in net.value(state, f"cmdq:{dpid}"):
+        for msg in self.options.commands(state, dpid):
             if type(msg) is FlowMod:
                 if msg.command != "add":
                     return None
@@ -734,7 +748,7 @@ class Footprints:
 
         released: list[tuple[int, Header]] | None = []
         buffer = net.interned(net.slot_buffer[dpid])[state[net.slot_buffer[dpid]]]
-        for msg in net.value(state, f"cmdq:{dpid}"):
+        for msg in self.options.commands(state, dpid):
             kind = type(msg)
             if kind is PacketOut or (kind is FlowMod and msg.buffer_id is not None):
                 hdrs = []
@@ -798,6 +812,7 @@ class Footprints:
             found.append(command)
         found.append(Standin("expiry", dpid))
         found.append(Standin("tie", dpid))
+        found.extend(self.options.messengers(dpid))  # a link change's port-status
         now_state, enabled = self._now
         if now_state is not state:
             enabled = tuple(net.enabled(state))
@@ -834,6 +849,9 @@ class Footprints:
         them changes (see the module docstring)."""
         net = self.net
         kind = type(event)
+        own = self.options.disabled_by(state, event)
+        if own is not None:
+            return own
         if kind is HostSend:
             return frozenset()  # its stream is sent: nothing sends it again
         if kind is Standin and event.kind == "tie":  # type: ignore[attr-defined]

@@ -2,7 +2,8 @@
 :mod:`nice_attendre.models.footprints` for the network's and :mod:`nice_attendre.por` for
 the contract).
 
-Each variant's class takes OpenFlow's footprints (:class:`~nice_attendre.models.footprints.Footprints`)
+Each variant's class (with faults, a threaded controller, command order any, --joins-first
+or a monitor that keeps history, refused for now) takes OpenFlow's footprints (:class:`~nice_attendre.models.footprints.Footprints`)
 and changes what the variant's handlers do differently; every state-dependent refinement
 whose assumptions the variant breaks is turned off (its method answers None: the guard's
 writers, or the static footprint).
@@ -87,7 +88,7 @@ from typing import TYPE_CHECKING, Any, Hashable, Sequence
 
 from nice_attendre.models import flowtable
 from nice_attendre.models.events import SwitchProcessCommand, SwitchProcessPacket
-from nice_attendre.models.footprints import Footprints, Standin, _fp
+from nice_attendre.models.footprints import HISTORY_MONITORS, Footprints, Standin, _fp
 from nice_attendre.models.messages import BUFFER_PRIORITY, FlowMod
 from nice_attendre.models.packet import AttendreCommand
 from nice_attendre.models.protocols.batch import BatchTimerFires
@@ -99,7 +100,26 @@ if TYPE_CHECKING:
     from nice_attendre.models.network import Network
 
 
-class AttendreFootprints(Footprints):
+class VariantFootprints(Footprints):
+    """What the variants' footprints have in common: the options OpenFlow's footprints support
+    (models/footprints_options.py) are refused with them, not yet checked."""
+
+    def unsupported(self) -> str | None:
+        found = super().unsupported()
+        if found is not None:
+            return found
+        net = self.net
+        name = net.protocol.name
+        options = [what for what, used in (
+            ("faults", net.faults is not None), ("a threaded controller", net.threaded),
+            ("command order any", net.channels.batched or net.options.command_order != "fifo"),
+            ("--joins-first", getattr(net.options, "joins_first", False)),
+            ("a monitor that keeps history", bool(set(HISTORY_MONITORS) & set(net.options.monitors))))
+            if used]
+        return f"--por does not support protocol {name} with {options[0]} yet" if options else None
+
+
+class AttendreFootprints(VariantFootprints):
     """Attendre's footprints (see the module docstring)."""
 
     def _compute(self, event: Hashable) -> Footprint:
@@ -259,7 +279,7 @@ class AttendreFootprints(Footprints):
 
 
 
-class BatchFootprints(Footprints):
+class BatchFootprints(VariantFootprints):
     """Batched flow-mods' footprints (see the module docstring)."""
 
     observed = Footprints.observed | {BatchTimerFires}
@@ -349,7 +369,7 @@ class BatchFootprints(Footprints):
         return super().enablers(state, event)
 
 
-class BufferFootprints(Footprints):
+class BufferFootprints(VariantFootprints):
     """Switch buffers' footprints (see the module docstring)."""
 
     observed = Footprints.observed | {FlowBufferTimeout}
@@ -415,7 +435,7 @@ class PendingStandin:
         return type(event) is PendingEntryExpires and event.dpid == self.dpid
 
 
-class FilteringFootprints(Footprints):
+class FilteringFootprints(VariantFootprints):
     """Packet-in filtering's footprints (see the module docstring)."""
 
     observed = Footprints.observed | {MeterDropsPacket, PendingEntryExpires}

@@ -534,28 +534,36 @@ def _spread(count: int, most: int) -> list[int]:
     return sorted({round(i * (count - 1) / (most - 1)) for i in range(most)})
 
 
-def check_against(search: SearchState, system: Any) -> str | None:
+def check_against(search: SearchState, system: Any, por: bool = False) -> str | None:
     """What makes ``search`` (well formed: see :func:`check_search`) a search of another
     system than ``system``, or None.
 
     The first stack frame must hold the initial state ``next_initial`` names; every frame's
     state must be stored in the visited set under the frame's key, and (for
-    :data:`CHECKED_FRAMES` frames) its events must be those ``system.enabled`` gives now.
+    :data:`CHECKED_FRAMES` frames) its events must be those ``system.enabled`` gives now
+    (with ``por``, a search over stubborn sets: those of the state's stubborn set, perhaps
+    followed by the others, as the stack proviso adds them).
     The trace of each of :data:`CHECKED_TRACES` discoveries must start in an initial state,
     and :data:`CHECKED_STEPS` of its events must be enabled in the state before them. Any
     exception of the system (a state it cannot read) is such a difference. Only ``enabled``,
     ``initial_states`` and the fingerprint or key functions are called, never ``apply``.
     """
     try:
-        return _against(search, system)
+        return _against(search, system, por)
     except (MemoryError, KeyboardInterrupt):
         raise
     except Exception as exc:  # the system cannot read what the checkpoint holds
         return f"the system cannot read its states ({type(exc).__name__}: {_short(str(exc))})"
 
 
-def _against(search: SearchState, system: Any) -> str | None:
+def _against(search: SearchState, system: Any, por: bool = False) -> str | None:
     from nice_attendre.fingerprint import fingerprint_functions, keyed_functions
+
+    reduced = None
+    if por:
+        from nice_attendre.por import Reducer
+
+        reduced = Reducer(system)
 
     initials = list(system.initial_states())
     if search.next_initial > len(initials):
@@ -572,7 +580,14 @@ def _against(search: SearchState, system: Any) -> str | None:
         if key != frame[4] or key not in visited:
             return f"stack frame {depth}: its state is not stored under its key"
     for depth in _spread(len(stack), CHECKED_FRAMES):
-        if tuple(system.enabled(stack[depth][0])) != tuple(stack[depth][1]):
+        state, events = stack[depth][0], tuple(stack[depth][1])
+        every = tuple(system.enabled(state))
+        if reduced is not None and events != every:
+            chosen = tuple(reduced(state))
+            rest = tuple(event for event in every if event not in set(chosen))
+            if events in (chosen, chosen + rest):
+                continue
+        if every != events:
             return f"stack frame {depth}: its events are not those this system enables"
     traced = [(number, found.trace) for number, found in enumerate(search.discoveries, 1) if found.trace is not None]
     for at in _spread(len(traced), CHECKED_TRACES):

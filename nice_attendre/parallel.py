@@ -37,6 +37,11 @@ What it reports, compared with :func:`~nice_attendre.dfs` on the same system:
   and Ctrl-C, and its memory bound applied to this process and the workers' together; the
   shards end the level they are expanding early (in worker processes; Ray actors finish their
   step), and the report gives the counts up to there;
+* with partial-order reduction (a cluster built with ``por``) the shards explore stubborn
+  sets with the breadth-first proviso across shards (:mod:`nice_attendre.shard`): each level
+  has a second round (:meth:`Cluster.widen`) and the counts are those of
+  :func:`~nice_attendre.breadth_first.bfs` with ``por`` for any number of shards (one initial
+  state); ``max_transitions`` bounds both rounds;
 * a worker lost mid-search (its process killed or exited, or stopped and not answering; a
   Ray actor that died: the cluster raises :class:`WorkerLost`) ends the search with
   ``stop_reason`` ``worker-lost``, ``stop_detail`` saying which worker and what happened,
@@ -120,6 +125,8 @@ class Cluster(Protocol):
     """Shards running somewhere, driven level by level (each owns the states its partition gives it)."""
 
     shards: int
+    #: whether the shards explore stubborn sets (partial-order reduction)
+    por: bool
 
     def seed(self, position: int) -> list[Intake]:
         """Every shard starts a round from initial state number ``position``."""
@@ -129,9 +136,17 @@ class Cluster(Protocol):
         """Every shard expands its frontier; the payloads stay with the cluster for :meth:`take`."""
         ...
 
+    def widen(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
+        """With partial-order reduction (``por``), after :meth:`expand`: every shard answers
+        the offers (``want``), then expands fully the states the answers and its own
+        successors name (``widen``: see :mod:`nice_attendre.shard`); its offers stay with the
+        cluster for :meth:`take`."""
+        ...
+
     def take(self) -> list[Intake]:
-        """Every shard takes in what the last :meth:`expand` offered it: ``want``, ``ship`` and
-        ``take`` on every shard, each given what the others addressed to it."""
+        """Every shard takes in what the last :meth:`expand` (and :meth:`widen`) offered it:
+        ``want``, ``ship`` and ``take`` on every shard, each given what the others addressed
+        to it."""
         ...
 
     def parents(self, fingerprints: Sequence[Sequence[int]]) -> list[list[int | None]]:
@@ -182,6 +197,7 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
     depth_cut = False
     busy = [0.0] * shards  # each shard's CPU time
     busiest = 0.0  # the sum over steps of the busiest shard's time in each (see Balance)
+    por = getattr(cluster, "por", False)
 
     def take_in(intakes: list[Intake]) -> int:
         nonlocal unique, revisits, busiest
@@ -198,6 +214,20 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
                 old = metrics.get(name, (low, high))
                 metrics[name] = (min(old[0], low), max(old[1], high))
         return sum(intake.new_states for intake in intakes)
+
+    def expanded(reports: list[LevelReport], stop_reason: str | None) -> str | None:
+        """Count what the shards' expansion ``reports`` say; the stop reason then."""
+        nonlocal busiest, transitions, depth_cut
+        busiest += max(report.seconds for report in reports)
+        for index, report in enumerate(reports):
+            busy[index] += report.seconds
+            transitions += report.transitions
+            found.extend((round_index, item) for item in report.found)
+            depth_cut = depth_cut or report.depth_cut
+            if report.stop_reason == "stopped":  # the watchdog asked: its reason
+                stop_reason = stop_reason or stopped() or "interrupted"
+            stop_reason = stop_reason or report.stop_reason
+        return stop_reason
 
     def stopped() -> str | None:
         """The watchdog's reason to stop, if it asked."""
@@ -232,15 +262,12 @@ def search(cluster: Cluster, system: Any, properties: Sequence[Property] = (), *
                     budgets = [left // shards + (1 if i < left % shards else 0) for i in range(shards)]
                 seconds = None if deadline is None else max(deadline - time.monotonic(), 0.0)
                 reports = cluster.expand(budgets, seconds)
-                busiest += max(report.seconds for report in reports)
-                for index, report in enumerate(reports):
-                    busy[index] += report.seconds
-                    transitions += report.transitions
-                    found.extend((round_index, item) for item in report.found)
-                    depth_cut = depth_cut or report.depth_cut
-                    if report.stop_reason == "stopped":  # the watchdog asked: its reason
-                        stop_reason = stop_reason or stopped() or "interrupted"
-                    stop_reason = stop_reason or report.stop_reason
+                stop_reason = expanded(reports, stop_reason)
+                if por:  # the proviso's second round (see nice_attendre.shard)
+                    budgets = [None if budget is None else max(budget - report.transitions, 0)
+                               for budget, report in zip(budgets, reports)]
+                    seconds = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+                    stop_reason = expanded(cluster.widen(budgets, seconds), stop_reason)
                 frontier = take_in(cluster.take())
                 level += 1
                 if frontier:
@@ -390,11 +417,12 @@ class InProcessCluster:
     parallelism (for tests, and to debug a model's codec or fingerprints)."""
 
     def __init__(self, make: ModelFactory, shards: int, *, max_depth: int | None = None,
-                 partition: Partition = BY_FINGERPRINT) -> None:
+                 partition: Partition = BY_FINGERPRINT, por: bool = False) -> None:
         system, properties, metrics = make()
         self.shards = shards
-        self._shards = [Shard(i, shards, system, properties, metrics, max_depth=max_depth, partition=partition)
-                        for i in range(shards)]
+        self.por = por
+        self._shards = [Shard(i, shards, system, properties, metrics, max_depth=max_depth, partition=partition,
+                              por=por) for i in range(shards)]
         self._stop = _Flag()
         for shard in self._shards:
             shard.stop = self._stop
@@ -405,6 +433,15 @@ class InProcessCluster:
 
     def expand(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
         results = [shard.expand(budget, seconds) for shard, budget in zip(self._shards, budgets)]
+        self._payloads = [payloads for _report, payloads in results]
+        return [report for report, _payloads in results]
+
+    def widen(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
+        n, shards = self.shards, self._shards
+        offers = self._payloads
+        answers = [shard.want([offers[i][j] for i in range(n)]) for j, shard in enumerate(shards)]
+        results = [shard.widen(budget, seconds, [answers[j][i] for j in range(n)])
+                   for i, (shard, budget) in enumerate(zip(shards, budgets))]
         self._payloads = [payloads for _report, payloads in results]
         return [report for report, _payloads in results]
 
@@ -505,7 +542,7 @@ def die_with_parent(parent: int, watch: tuple[int, int]) -> None:
 
 def _serve(conn: Any, index: int, shards: int, model: tuple[Any, Sequence[Property], Sequence[Metric]],
            max_depth: int | None, partition: Partition, stop: Any, call_seconds: float | None,
-           parent: int, watch: tuple[int, int]) -> None:
+           parent: int, watch: tuple[int, int], por: bool = False) -> None:
     """A worker process: run shard ``index``'s methods as the coordinator asks (``stop``: the
     flag, in memory shared with the coordinator, that ends an expansion early; ``parent``
     and ``watch``: see :func:`die_with_parent`)."""
@@ -514,7 +551,8 @@ def _serve(conn: Any, index: int, shards: int, model: tuple[Any, Sequence[Proper
     tune_gc()
     try:
         system, properties, metrics = model
-        shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth, partition=partition)
+        shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth, partition=partition,
+                      por=por)
         shard.stop = stop
     except BaseException as exc:  # noqa: BLE001 - reported to the coordinator
         conn.send(("error", _portable(exc)))
@@ -674,18 +712,20 @@ class ProcessCluster(ForkedWorkers):
     """
 
     def __init__(self, make: ModelFactory, shards: int, *, max_depth: int | None = None,
-                 partition: Partition = BY_FINGERPRINT, call_seconds: float | None = None) -> None:
+                 partition: Partition = BY_FINGERPRINT, call_seconds: float | None = None,
+                 por: bool = False) -> None:
         if shards < 1:
             raise ValueError(f"shards must be at least 1, got {shards}")
         if "fork" not in multiprocessing.get_all_start_methods():
             raise WorkerError("--workers needs the 'fork' start method (Linux or macOS)")
         self.shards = shards
+        self.por = por
         model = make()
         self._payloads: list[list[bytes]] | None = None
         self._lost = False
         self._waiting_ready = False
         self._fork(shards, _serve, lambda theirs, index: (theirs, index, shards, model, max_depth, partition,
-                                                          self._stop, call_seconds, os.getpid(), self._watch),
+                                                          self._stop, call_seconds, os.getpid(), self._watch, por),
                    "nice-attendre-shard")
         # Each worker says it is ready (or why it is not) in answer to the first request: a
         # worker lost while starting is lost during the search, and ends it as any loss does.
@@ -736,6 +776,15 @@ class ProcessCluster(ForkedWorkers):
 
     def expand(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
         results = self._all("expand", [(budget, seconds) for budget in budgets])
+        self._payloads = [payloads for _report, payloads in results]
+        return [report for report, _payloads in results]
+
+    def widen(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
+        n = self.shards
+        offers = self._payloads or [[b""] * n] * n
+        answers = self._all("want", [([offers[i][j] for i in range(n)],) for j in range(n)])
+        results = self._all("widen", [(budget, seconds, [answers[j][i] for j in range(n)])
+                                      for i, budget in enumerate(budgets)])
         self._payloads = [payloads for _report, payloads in results]
         return [report for report, _payloads in results]
 

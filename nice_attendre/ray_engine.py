@@ -37,10 +37,11 @@ class ShardActor:
     """A :class:`Shard` in a Ray actor (the class is wrapped by ``ray.remote`` at run time)."""
 
     def __init__(self, make: ModelFactory, index: int, shards: int, max_depth: int | None,
-                 partition: Partition, call_seconds: float | None = None) -> None:
+                 partition: Partition, call_seconds: float | None = None, por: bool = False) -> None:
         tune_gc()
         system, properties, metrics = make()
-        self.shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth, partition=partition)
+        self.shard = Shard(index, shards, system, properties, metrics, max_depth=max_depth, partition=partition,
+                           por=por)
         # as in a worker process (nice_attendre.parallel): an app handler that runs longer
         # than call_seconds is the violation app-exception (the timer needs the actor's
         # methods on its main thread, where Ray runs a synchronous actor's)
@@ -65,6 +66,10 @@ class ShardActor:
         report, payloads = self.shard.expand(budget, seconds)
         return (report, *payloads)
 
+    def widen(self, budget: int | None, seconds: float | None, *answers: bytes) -> tuple[Any, ...]:
+        report, payloads = self.shard.widen(budget, seconds, answers)
+        return (report, *payloads)
+
     def want(self, *offers: bytes) -> Any:
         requests = self.shard.want(offers)
         return tuple(requests) if len(requests) > 1 else requests[0]
@@ -85,13 +90,14 @@ class RayCluster:
 
     def __init__(self, make: ModelFactory, shards: int, *, address: str | None = None,
                  max_depth: int | None = None, partition: Partition = BY_FINGERPRINT,
-                 call_seconds: float | None = None) -> None:
+                 call_seconds: float | None = None, por: bool = False) -> None:
         try:
             import ray
         except ImportError:
             raise InputError("--engine ray needs Ray: pip install 'nice-attendre[cluster]'") from None
         self._ray = ray
         self.shards = shards
+        self.por = por
         self._started = False
         self._actors: list[Any] = []
         self._payloads: list[list[Any]] | None = None
@@ -112,7 +118,7 @@ class RayCluster:
         try:
             actor = ray.remote(num_cpus=1)(ShardActor)
             self._actors = [actor.options(scheduling_strategy="SPREAD").remote(make, index, shards, max_depth, partition,
-                                                                               call_seconds)
+                                                                               call_seconds, por)
                             for index in range(shards)]
             answers = self._start([a.ready.remote() for a in self._actors])
             if not all(ok for ok, _node, _pid in answers):
@@ -186,6 +192,16 @@ class RayCluster:
     def expand(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
         refs = [a.expand.options(num_returns=self.shards + 1).remote(budget, seconds)
                 for a, budget in zip(self._actors, budgets)]
+        self._payloads = [list(r[1:]) for r in refs]
+        return self._get([r[0] for r in refs])
+
+    def widen(self, budgets: Sequence[int | None], seconds: float | None) -> list[LevelReport]:
+        n, actors = self.shards, self._actors
+        offers = self._payloads or [[b""] * n] * n
+        answers = [self._refs(a.want.options(num_returns=n).remote(*[offers[i][j] for i in range(n)]))
+                   for j, a in enumerate(actors)]
+        refs = [a.widen.options(num_returns=n + 1).remote(budget, seconds, *[answers[j][i] for j in range(n)])
+                for i, (a, budget) in enumerate(zip(actors, budgets))]
         self._payloads = [list(r[1:]) for r in refs]
         return self._get([r[0] for r in refs])
 

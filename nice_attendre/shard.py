@@ -26,6 +26,25 @@ any partition, any engine and any timing. A frontier is expanded in the order it
 reached (this shard's own successors in the order it made them, then those from the other
 shards in shard order), which depends only on the input and the number of shards; it decides
 only where a limit cuts a search short.
+
+Partial-order reduction (``por``): each state's events are those of a stubborn set
+(:class:`~nice_attendre.por.Reducer`, which depends on the state only, so every shard
+computes the same set for a state), and a state with a reduced successor stored already when
+it is expanded (at a level not deeper than its own, or in an earlier round) is expanded fully:
+the breadth-first proviso of :func:`~nice_attendre.breadth_first.bfs`. Soundness: any other
+edge of the reduced graph leads to a state stored at the end of the level being expanded,
+strictly later than its source (levels store states in order, round after round). A cycle
+cannot go strictly later at every edge, so one of its edges leads to a state stored already,
+and its source is expanded fully: every cycle of the reduced graph holds a fully expanded
+state, which keeps the stable violations and the quiescent states (see
+:mod:`nice_attendre.por`). A successor stored already is one in ``seen`` of its owner. The shard that made it knows this at once for
+the successors it owns; for the others, the owner says so in its answer to the offer
+(:meth:`want` names, besides the states it wants, the offered ones it stores). A second round
+in the same level, :meth:`widen`, then expands every such state's remaining events and
+offers the successors (:meth:`want` again; :meth:`ship` sends what both rounds asked for).
+The states of each level are therefore those of the one-process ``bfs(por=True)``, and so are
+the counts for a system with one initial state (whose one round is that search), for any
+number of shards.
 """
 from __future__ import annotations
 
@@ -40,7 +59,7 @@ from nice_attendre.codec import PickleCodec
 from nice_attendre.errors import StopRequest
 from nice_attendre.fingerprint import Computed, peek_functions
 from nice_attendre.partition import BY_FINGERPRINT, Partition, owner_function
-from nice_attendre.property import Expectation, Metric, Property
+from nice_attendre.property import EXECUTION_EXPECTATIONS, Expectation, Metric, Property
 
 _CHECK_EVERY = 1024  # transitions between clock reads
 
@@ -113,14 +132,15 @@ class Shard:
     and codec methods); ``properties`` and ``metrics`` are checked as :func:`~nice_attendre.dfs`
     checks them. The coordinator calls :meth:`seed` once per initial state, then per level
     :meth:`expand`, :meth:`want`, :meth:`ship` and :meth:`take` on every shard, each with what
-    the others addressed to it, and at the end :meth:`parents` to rebuild traces. States at
+    the others addressed to it (with ``por``: :meth:`expand`, :meth:`want`, :meth:`widen`,
+    :meth:`want`, :meth:`ship`, :meth:`take`), and at the end :meth:`parents` to rebuild traces. States at
     depth ``max_depth`` are not expanded (as in :class:`~nice_attendre.checker.Limits`, with
     depth the breadth-first level).
     """
 
     def __init__(self, index: int, shards: int, system: Any, properties: Sequence[Property] = (),
                  metrics: Sequence[Metric] = (), *, max_depth: int | None = None,
-                 partition: Partition = BY_FINGERPRINT) -> None:
+                 partition: Partition = BY_FINGERPRINT, por: bool = False) -> None:
         self.index = index
         self.shards = shards
         self.system = system
@@ -133,6 +153,29 @@ class Shard:
         self.on_step = tuple(p for p in props if p.expectation is Expectation.TRANSITION)
         self.metrics = tuple(metrics)
         self.max_depth = max_depth
+        #: with partial-order reduction: each state's events are a stubborn set's (see the module docstring)
+        self.por = por
+        self._enabled = system.enabled
+        if por:
+            from nice_attendre.errors import InputError
+            from nice_attendre.por import Reducer, refusal, unsupported
+
+            problem = unsupported(system) or refusal(p for p in props if p.expectation not in EXECUTION_EXPECTATIONS)
+            if problem is not None:
+                raise InputError(problem)
+            self._enabled = Reducer(system)
+        # The proviso's bookkeeping for the level being expanded (with ``por``): the frontier
+        # positions of the states to expand fully; per peer, the successors offered to it (in
+        # offer order); per offered successor, the frontier positions of the states that
+        # reached it; the round of the level (1: expand, 2: widen); per sender, how many
+        # states it offered in round 1 (round 2's indices follow them); per peer, the
+        # indices it asked for in round 1.
+        self._full: set[int] = set()
+        self._offered: list[list[int]] = []
+        self._reached: dict[int, list[int]] = {}
+        self._round = 1
+        self._offset: list[int] = [0] * shards
+        self._first_asked: list[bytes] = [b""] * shards
         self.fingerprint_of, self.peek, self.build = peek_functions(system)
         make_codec = getattr(system, "state_codec", None)
         self.codec = make_codec() if make_codec is not None else PickleCodec()
@@ -222,8 +265,16 @@ class Shard:
         checking = deadline is not None or stop is not None
         event: Any = None
         events = ()
+        por = self.por
+        self._round = 1
+        full = self._full = set()  # (por) the frontier positions of the states to expand fully
+        reached = self._reached = {}  # (por) successor -> the positions of the states that reached it
+        # (por) owned by a part, any successor may belong to another shard (whose answer to
+        # the offer tells if it stores it); owned by fingerprint, those of other owners
+        remote = not by_fingerprint and shards > 1
         try:
-            for fp, state, events in zip(self._frontier_fps, self._frontier_states, self._frontier_events):
+            for at, (fp, state, events) in enumerate(zip(self._frontier_fps, self._frontier_states,
+                                                         self._frontier_events)):
                 if not events:
                     continue
                 if cut:
@@ -244,10 +295,14 @@ class Shard:
                     if owner == index:
                         if sfp in seen:
                             revisits += 1
+                            if por:  # stored at a level not deeper: the proviso
+                                full.add(at)
                             continue
                         parents = own_parents
                     else:
                         parents = tables[owner]
+                    if por and (owner != index or remote):
+                        reached.setdefault(sfp, []).append(at)
                     known = parents.get(sfp)
                     if known is None:
                         if owner == index:
@@ -293,7 +348,109 @@ class Shard:
         for peer, parents in enumerate(tables):
             if peer != index and parents:
                 offers[peer] = array("Q", parents).tobytes() + array("Q", parents.values()).tobytes()
+        if por:
+            self._offered = [list(parents) for parents in tables]
         self._outbox = made  # (this shard's own entry stays empty)
+        report.seconds = _cpu() - started
+        return report, offers
+
+    def widen(self, budget: int | None, seconds: float | None,
+              answers: Sequence[bytes]) -> tuple[LevelReport, list[bytes]]:
+        """With ``por``, the level's second round (see the module docstring): read each
+        owner's answer to this shard's offer (one per owner, in shard order: what
+        :meth:`want` returned for this shard), expand fully every frontier state with a
+        reduced successor already stored (its events not expanded yet), and offer the new
+        successors as :meth:`expand` does. ``budget`` and ``seconds`` bound the transitions
+        and time of this round as in :meth:`expand`."""
+        started = _cpu()
+        report = LevelReport()
+        self._round = 2
+        full, offered, reached = self._full, self._offered, self._reached
+        asked = [b""] * self.shards
+        for owner, answer in enumerate(answers):
+            if not answer:
+                continue
+            both = array("L")
+            both.frombytes(answer)
+            wanted = both[0]
+            asked[owner] = both[1:1 + wanted].tobytes()
+            for i in both[1 + wanted:]:
+                full.update(reached[offered[owner][i]])
+        self._first_asked = asked
+        self._reached, self._offered = {}, []
+        shards, index, seen = self.shards, self.index, self.seen
+        peek, build, part_owner = self.peek, self.build, self._owner
+        split = self.partition.name is None and shards > 1
+        by_part = self.partition.name is not None
+        own_parents, own_states = self._next_parent, self._next_state
+        tables: list[dict[int, int]] = [{} for _ in range(shards)]
+        made: list[list[Any]] = [[] for _ in range(shards)]
+        deadline = None if seconds is None else time.monotonic() + seconds
+        stop = self.stop
+        transitions = revisits = 0
+        next_check = _CHECK_EVERY
+        event: Any = None
+        extra: list[Any] = []
+        if stop is not None and stop.value:  # the coordinator asked during the first round
+            report.stop_reason = "stopped"
+            full = set()
+        try:
+            for at in sorted(full):
+                fp, state = self._frontier_fps[at], self._frontier_states[at]
+                chosen = set(self._frontier_events[at] or ())
+                extra = [event for event in self.system.enabled(state) if event not in chosen]
+                if not extra:
+                    continue
+                if budget is not None and transitions + len(extra) > budget:
+                    extra = extra[:budget - transitions]
+                    report.stop_reason = "max-transitions"
+                for event in extra:
+                    sfp, handle = peek(state, fp, event)
+                    owner = (sfp >> 32) % shards if split else index
+                    if owner == index and sfp in seen:
+                        revisits += 1
+                        continue
+                    successor = None
+                    if by_part:  # its owner is named by its state
+                        successor = build(state, handle)
+                        owner = part_owner(successor, sfp)  # (a state it stores was found above)
+                    parents = own_parents if owner == index else tables[owner]
+                    known = parents.get(sfp)
+                    if known is None:
+                        parents[sfp] = fp
+                        if successor is None:
+                            successor = (build(state, handle) if owner == index or by_part
+                                         else None)
+                        if owner == index:
+                            own_states[sfp] = successor
+                        else:
+                            made[owner].append(successor if by_part else (state, handle))
+                    else:
+                        revisits += 1
+                        if fp < known:
+                            parents[sfp] = fp
+                transitions += len(extra)
+                if report.stop_reason:
+                    break
+                if transitions >= next_check:
+                    next_check = transitions + _CHECK_EVERY
+                    if stop is not None and stop.value:
+                        report.stop_reason = "stopped"
+                        break
+                    if deadline is not None and time.monotonic() >= deadline:
+                        report.stop_reason = "max-seconds"
+                        break
+        except StopRequest:  # as in expand(): that transition not made
+            report.stop_reason = "stopped"
+            transitions += next((i for i, done in enumerate(extra) if done is event), 0)
+        self._full = set()
+        self._revisits += revisits
+        report.transitions = transitions
+        offers = [b""] * shards
+        for peer, parents in enumerate(tables):
+            if peer != index and parents:
+                offers[peer] = array("Q", parents).tobytes() + array("Q", parents.values()).tobytes()
+                self._outbox[peer].extend(made[peer])
         report.seconds = _cpu() - started
         return report, offers
 
@@ -305,7 +462,13 @@ class Shard:
         started = _cpu()
         requests = [b""] * self.shards
         seen, pending = self.seen, self._next_parent
-        self._awaiting = [[] for _ in range(self.shards)]
+        # with por, round 1 also names the offered states stored already (the proviso), and
+        # round 2's indices follow round 1's (see widen() and ship())
+        first = not self.por or self._round == 1
+        if first:
+            self._awaiting = [[] for _ in range(self.shards)]
+            self._offset = [0] * self.shards
+        naming = self.por and first
         for sender, offer in enumerate(offers):
             if not offer:
                 continue
@@ -314,10 +477,14 @@ class Shard:
             half = len(both) // 2
             fps, parents = both[:half], both[half:]
             wanted = array("L")
+            stored = array("L")
+            offset = 0 if first else self._offset[sender]
             awaiting = self._awaiting[sender]
             for i, sfp in enumerate(fps):
                 if sfp in seen:
                     self._revisits += 1
+                    if naming:
+                        stored.append(i)
                     continue
                 known = pending.get(sfp)
                 if known is not None:
@@ -327,9 +494,13 @@ class Shard:
                     continue
                 pending[sfp] = parents[i]
                 self._next_state[sfp] = None
-                wanted.append(i)
+                wanted.append(offset + i)
                 awaiting.append(sfp)
-            if wanted:
+            if first:
+                self._offset[sender] = half
+            if naming and (wanted or stored):
+                requests[sender] = array("L", [len(wanted)]).tobytes() + wanted.tobytes() + stored.tobytes()
+            elif wanted:
                 requests[sender] = wanted.tobytes()
         self._want_seconds = _cpu() - started
         return requests
@@ -339,6 +510,12 @@ class Shard:
         encoded by the codec: component hashes, and the components not sent to it before."""
         started = _cpu()
         payloads = [b""] * self.shards
+        if self.por:  # what round 1 asked for (kept by widen()), then round 2
+            if self._round == 1:  # no second round: round 1's answers, as want() gave them
+                requests = [self._asked(request) for request in requests]
+            else:
+                requests = [first + request for first, request in zip(self._first_asked, requests)]
+            self._first_asked = [b""] * self.shards
         for peer, request in enumerate(requests):
             if request:
                 wanted = array("L")
@@ -354,6 +531,15 @@ class Shard:
         self._outbox = []
         self._ship_seconds = _cpu() - started
         return payloads
+
+    @staticmethod
+    def _asked(answer: bytes) -> bytes:
+        """The indices asked for in a round-1 answer of :meth:`want` with ``por``."""
+        if not answer:
+            return answer
+        both = array("L")
+        both.frombytes(answer)
+        return both[1:1 + both[0]].tobytes()
 
     def take(self, payloads: Sequence[bytes]) -> Intake:
         """Take in the states fetched from the other shards (one payload per sender, in
@@ -420,7 +606,7 @@ class Shard:
         if bad:
             intake.found.append(Found(fp, self.level, bad))
             return None
-        events = self.system.enabled(state)
+        events = self._enabled(state)
         if not events:
             for prop in self.at_end:
                 if not prop.holds(state):

@@ -194,12 +194,12 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
     violations found (:mod:`nice_attendre.shrink`; None: for a simulation only).
     Otherwise, as :func:`explore`.
 
-    With ``por`` the depth-first search explores a stubborn set of events in each state
-    (partial-order reduction, :mod:`nice_attendre.por`; ``result.reduction`` is
-    ``"partial-order"``, the counts are the reduced graph's): not with ``simulate``,
-    ``shortest``, workers, Ray or checkpoints, nor with a property it cannot check
-    (:class:`InputError`); the default ``termination`` is then left out and said so
-    (``result.unchecked``)."""
+    With ``por`` the search (depth-first, breadth-first with ``shortest``, or partitioned
+    over ``workers`` or Ray; checkpoints too) explores a stubborn set of events in each
+    state (partial-order reduction, :mod:`nice_attendre.por`; ``result.reduction`` is
+    ``"partial-order"``, the counts are the reduced graph's): not with ``simulate``, nor
+    with a property it cannot check (:class:`InputError`); the default ``termination`` is
+    then left out and said so (``result.unchecked``)."""
     from nice_attendre.frontend.simulation import check_simulation, shrink_result, simulate_run
 
     check_simulation(simulate, seed=seed, walks=walks, walk_depth=walk_depth, bias=bias, shortest=shortest,
@@ -213,9 +213,10 @@ def search(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limits
                             workers=workers, engine=engine, address=address, seed=seed, walks=walks,
                             walk_depth=walk_depth, bias=bias, shrink=shrink is not False)
     if por:
-        result = _reduced(run, limits=limits, keep_going=keep_going, fingerprint=fingerprint, watchdog=watchdog,
-                          progress=progress, checkpoint=checkpoint, resume=resume, workers=workers, engine=engine,
-                          shortest=shortest)
+        result = _reduced(run, rebuild, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
+                          watchdog=watchdog, progress=progress, checkpoint=checkpoint, resume=resume,
+                          checkpoint_every=checkpoint_every, on_checkpoint_error=on_checkpoint_error,
+                          workers=workers, engine=engine, address=address, shortest=shortest, partition=partition)
         return shrink_result(result, run) if shrink else result
     result = explore(run, rebuild, limits=limits, keep_going=keep_going, fingerprint=fingerprint, watchdog=watchdog,
                      progress=progress, checkpoint=checkpoint, resume=resume, checkpoint_every=checkpoint_every,
@@ -231,8 +232,11 @@ def explore(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limit
             checkpoint_every: float = DEFAULT_CHECKPOINT_SECONDS,
             on_checkpoint_error: Callable[[Exception], None] | None = None,
             workers: int = 1, engine: str = "processes", address: str | None = None,
-            shortest: bool = False, partition: str = FINGERPRINT) -> Result:
+            shortest: bool = False, partition: str = FINGERPRINT, por: bool = False) -> Result:
     """Explore ``run``'s network exhaustively; return the :class:`Result` with ``system`` set.
+
+    With ``por`` every search explores stubborn sets (see :func:`_reduced`, which calls
+    this with the properties a reduced search checks).
 
     With ``shortest`` the search is breadth-first in this process (:func:`nice_attendre.breadth_first.bfs`):
     every trace is a shortest one; it cannot be combined with ``workers``/``engine``/checkpoints
@@ -262,7 +266,7 @@ def explore(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limit
 
         check_shortest(workers, engine, resume, checkpoint)
         result = bfs(run.network, run.properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
-                     metrics=run.metrics, progress=progress, watchdog=watchdog)
+                     metrics=run.metrics, progress=progress, watchdog=watchdog, por=por)
         return dataclasses.replace(result, system=run.network, sources=run.sources)
     if workers > 1 or engine != "processes":
         if checkpoint is not None or resume is not None:
@@ -278,11 +282,12 @@ def explore(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limit
             if rebuild is None:
                 raise InputError("a Ray search needs a way to rebuild the model where its actors run")
             cluster = RayCluster(rebuild, workers, address=address, max_depth=limits.max_depth,
-                                 partition=owned_by, call_seconds=None if watchdog is None else watchdog.call_seconds)
+                                 partition=owned_by, call_seconds=None if watchdog is None else watchdog.call_seconds,
+                                 por=por)
         else:
             built = (run.network, run.properties, run.metrics)
             cluster = ProcessCluster(lambda: built, workers, max_depth=limits.max_depth, partition=owned_by,
-                                     call_seconds=None if watchdog is None else watchdog.call_seconds)
+                                     call_seconds=None if watchdog is None else watchdog.call_seconds, por=por)
         result = partitioned(cluster, run.network, run.properties, limits=limits, keep_going=keep_going,
                              progress=progress, watchdog=watchdog)
         return dataclasses.replace(result, system=run.network, partition=owned_by.describe(), sources=run.sources)
@@ -291,13 +296,13 @@ def explore(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limit
     identity: dict[str, Any] = {}
     if checkpoint is not None or resume is not None:
         identity = checkpoints.run_identity(run, keep_going=keep_going, fingerprint=fingerprint,
-                                            max_depth=limits.max_depth)
-    saved = checkpoints.load(run, Path(resume), identity) if resume is not None else None
+                                            max_depth=limits.max_depth, por=por)
+    saved = checkpoints.load(run, Path(resume), identity, por=por) if resume is not None else None
     save = (checkpoints.saver(run, Path(checkpoint), identity, on_error=on_checkpoint_error or _warn)
             if checkpoint is not None else None)
     result = dfs(run.network, run.properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
                  metrics=run.metrics, progress=progress, watchdog=watchdog, checkpoint=save,
-                 checkpoint_interval=checkpoint_every, resume=saved)
+                 checkpoint_interval=checkpoint_every, resume=saved, por=por)
     return dataclasses.replace(result, system=run.network, sources=run.sources)
 
 
@@ -305,44 +310,38 @@ def explore(run: Run, rebuild: Callable[[], Any] | None = None, *, limits: Limit
 POR_UNCHECKED_WHY = "--por does not check properties of whole executions yet"
 
 
-def check_por(workers: int, engine: str, shortest: bool, checkpoint: Any, resume: Any) -> None:
-    """Refuse what partial-order reduction does not support yet (:class:`InputError`)."""
-    if workers > 1 or engine != "processes":
-        raise InputError("--por: only the one-process searches are reduced yet "
-                         "(depth-first, or breadth-first with --shortest; not with --workers or --engine ray)")
-    if checkpoint is not None or resume is not None:
-        raise InputError("--por: checkpoints of a reduced search are not supported yet (drop --checkpoint/--resume)")
-
-
-def _reduced(run: Run, *, limits: Limits, keep_going: bool, fingerprint: bool, watchdog: Watchdog | None,
-             progress: ProgressCallback | None, checkpoint: Any, resume: Any, workers: int, engine: str,
-             shortest: bool) -> Result:
-    """:func:`search` with ``por``: the depth-first (or, ``shortest``, breadth-first) search
-    over stubborn sets."""
+def _reduced(run: Run, rebuild: Callable[[], Any] | None, *, limits: Limits, keep_going: bool,
+             fingerprint: bool, watchdog: Watchdog | None, progress: ProgressCallback | None, checkpoint: Any,
+             resume: Any, checkpoint_every: float, on_checkpoint_error: Callable[[Exception], None] | None,
+             workers: int, engine: str, address: str | None, shortest: bool, partition: str) -> Result:
+    """:func:`search` with ``por``: :func:`explore` (depth-first, breadth-first with
+    ``shortest``, or partitioned) over stubborn sets, with the properties a reduced search
+    checks."""
     from nice_attendre.por import unsupported
     from nice_attendre.property import EXECUTION_EXPECTATIONS, Expectation
 
-    check_por(workers, engine, shortest, checkpoint, resume)
     problem = unsupported(run.network)
     if problem is not None:
         raise InputError(problem)
-    properties = run.properties
     unchecked: tuple[tuple[str, str], ...] = ()
+    # the depth-first search checks termination (it finds every cycle it closes); the
+    # breadth-first and partitioned ones check no property of whole executions
+    depth_first = not shortest and workers <= 1 and engine == "processes"
     if not run.named:  # the defaults: leave out what this search cannot check, and say so
-        left_out = (EXECUTION_EXPECTATIONS if shortest  # the depth-first search checks termination
-                    else EXECUTION_EXPECTATIONS - {Expectation.TERMINATION})
-        unchecked = tuple((p.name, POR_UNCHECKED_WHY) for p in properties if p.expectation in left_out)
-        properties = tuple(p for p in properties if p.expectation not in left_out)
-    if shortest:
-        from nice_attendre.breadth_first import bfs
-
-        result = bfs(run.network, properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
-                     metrics=run.metrics, progress=progress, watchdog=watchdog, por=True)
+        left_out = (EXECUTION_EXPECTATIONS - {Expectation.TERMINATION} if depth_first else EXECUTION_EXPECTATIONS)
+        unchecked = tuple((p.name, POR_UNCHECKED_WHY) for p in run.properties if p.expectation in left_out)
+        run = dataclasses.replace(run, properties=tuple(p for p in run.properties if p.expectation not in left_out))
     else:
-        result = dfs(run.network, properties, limits=limits, keep_going=keep_going, fingerprint=fingerprint,
-                     metrics=run.metrics, progress=progress, watchdog=watchdog, por=True)
-    return dataclasses.replace(result, system=run.network, sources=run.sources, unchecked=unchecked + result.unchecked,
-                               reduction="partial-order")
+        from nice_attendre.por import refusal
+
+        problem = refusal(run.properties, cycles=depth_first)
+        if problem is not None:
+            raise InputError(problem)
+    result = explore(run, rebuild, limits=limits, keep_going=keep_going, fingerprint=fingerprint, watchdog=watchdog,
+                     progress=progress, checkpoint=checkpoint, resume=resume, checkpoint_every=checkpoint_every,
+                     on_checkpoint_error=on_checkpoint_error, workers=workers, engine=engine, address=address,
+                     shortest=shortest, partition=partition, por=True)
+    return dataclasses.replace(result, unchecked=unchecked + result.unchecked, reduction="partial-order")
 
 
 def _warn(exc: Exception) -> None:
@@ -515,8 +514,6 @@ def verify(app: Any, *, topology: Any = None, packets: int = 1, protocol: Any = 
         from nice_attendre.breadth_first import check_shortest
 
         check_shortest(workers, engine, resume, checkpoint)
-    if por:
-        check_por(workers, engine, shortest, checkpoint, resume)
     if checkpoint is not None:
         check_writable(Path(checkpoint), "checkpoint")
     from nice_attendre.frontend.coverage import check_coverage, measuring

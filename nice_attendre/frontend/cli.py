@@ -226,9 +226,9 @@ def main(ctx: click.Context, debug: bool) -> None:
               help="With --discover: seconds of solver time.")
 @click.option("--por", is_flag=True,
               help="Partial-order reduction: explore one interleaving of independent events (the same "
-                   "quiescent states and verdicts; counts of the reduced graph). One process, depth-first or "
-                   "breadth-first (--shortest: traces shortest in the reduced graph); leaves the default "
-                   "termination out.")
+                   "quiescent states and verdicts; counts of the reduced graph). Depth-first (checkpoints too), "
+                   "breadth-first (--shortest: traces shortest in the reduced graph) or partitioned (--workers, "
+                   "--engine ray: the counts of --shortest --por); leaves the default termination out.")
 @click.pass_context
 def verify(ctx: click.Context, app: str, topology: str | None, packets: int | None, flows: tuple[str, ...],
            scenario_file: str | None, sender: str | None,
@@ -274,10 +274,6 @@ def verify(ctx: click.Context, app: str, topology: str | None, packets: int | No
         from nice_attendre.breadth_first import check_shortest
 
         check_shortest(workers, engine, resume_path, checkpoint_path)
-    if por:
-        from nice_attendre.frontend.api import check_por
-
-        check_por(workers, engine, shortest, checkpoint_path, resume_path)
     if checkpoint_path is not None:
         check_writable(checkpoint_path, "--checkpoint")
     from nice_attendre.frontend.coverage import check_coverage, measuring

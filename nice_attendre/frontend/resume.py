@@ -56,8 +56,11 @@ def _app_source(app: Any) -> str:
         return ""
 
 
-def run_identity(run: Any, *, keep_going: bool, fingerprint: bool, max_depth: int | None) -> dict[str, Any]:
-    """What a checkpoint of ``run`` (a :class:`nice_attendre.frontend.api.Run`) must match."""
+def run_identity(run: Any, *, keep_going: bool, fingerprint: bool, max_depth: int | None,
+                 por: bool = False) -> dict[str, Any]:
+    """What a checkpoint of ``run`` (a :class:`nice_attendre.frontend.api.Run`) must match
+    (``por``: whether the search explores stubborn sets: a reduced search and a full one
+    store other states and stacks, so neither continues the other)."""
     net = run.network
     app = net.app
     topology = net.topology
@@ -84,6 +87,7 @@ def run_identity(run: Any, *, keep_going: bool, fingerprint: bool, max_depth: in
         "keep going": keep_going,
         "fingerprint": fingerprint,
         "max depth": max_depth,
+        "partial-order reduction": por,
     }
 
 
@@ -126,9 +130,10 @@ def admitted(run: Any) -> files.Admitted:
                           accept=lambda cls: not issubclass(cls, App))
 
 
-def load(run: Any, path: Path, identity: dict[str, Any]) -> SearchState:
+def load(run: Any, path: Path, identity: dict[str, Any], por: bool = False) -> SearchState:
     """Read the checkpoint at ``path`` for ``run``, restore the network's tables and check
-    the search against the network; return the search to resume. Raises
+    the search against the network (``por``: its stack's events are stubborn sets); return
+    the search to resume. Raises
     :class:`~nice_attendre.checkpoint.CheckpointError` (one line naming the file)."""
     from nice_attendre.models.snapshot import restore_tables
 
@@ -142,7 +147,7 @@ def load(run: Any, path: Path, identity: dict[str, Any]) -> SearchState:
     except Exception as exc:  # tables of a buggy build that restore_tables does not foresee
         raise files.CheckpointError(f"checkpoint {str(path)!r} holds tables this network cannot use "
                                     f"({type(exc).__name__})") from None
-    problem = files.check_against(search, run.network)
+    problem = files.check_against(search, run.network, por=por)
     if problem is not None:
         raise files.CheckpointError(f"checkpoint {str(path)!r} holds a search of another model ({problem})")
     return search

@@ -68,12 +68,18 @@ SCENARIOS = [
 PROPERTIES = ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "delivery"]
 
 
+#: Options of the scenarios that are build()'s, not the app's (test_por_options.py's scenarios)
+BUILD_OPTIONS = ("faults", "command_order", "threaded_controller", "joins_first", "properties")
+
+
 def _network(app: str, topology: str | None, packets: int, app_options: dict[str, Any]) -> Any:
-    """The scenario's network; ``app_options`` may name its ``protocol`` (default openflow)."""
+    """The scenario's network; ``app_options`` may name its ``protocol`` (default openflow)
+    and build()'s options (:data:`BUILD_OPTIONS`)."""
     options = dict(app_options)
     protocol = options.pop("protocol", "openflow")
-    return build(app, topology=topology, packets=packets, properties=PROPERTIES, app_options=options,
-                 protocol=protocol, memo=False).network
+    built = {"properties": PROPERTIES} | {key: options.pop(key) for key in BUILD_OPTIONS if key in options}
+    return build(app, topology=topology, packets=packets, app_options=options, protocol=protocol, memo=False,
+                 **built).network
 
 
 def _states(net: Any, most: int = 2500) -> Iterator[Any]:
@@ -91,8 +97,10 @@ def _states(net: Any, most: int = 2500) -> Iterator[Any]:
 
 
 def _locations(net: Any, slot: int) -> set[int]:
-    """The locations of ``slot`` (a host's slot is two)."""
+    """The locations of ``slot`` (a host's slot is two; the options split others)."""
     found = net._footprints()
+    if slot in found.options.parts:
+        return set(found.options.parts[slot])
     for host, host_slot in net.slot_host.items():
         if host_slot == slot:
             return set(found.host_parts(host))
@@ -202,17 +210,19 @@ def test_command_steps_stay_within_their_bounded_footprint(app: str, topology: s
             if found is None:
                 continue
             fp, feeders = found
-            assert feeders and all(type(f).__name__.startswith("Controller") for f in feeders)
+            # the controller's events (and the restarts, which run the app)
+            assert feeders and all(type(f).__name__.startswith("Controller") or type(f).__name__ == "SwitchRestart"
+                                   for f in feeders)
             current = state
             while event in net.enabled(current):
                 tx = MemoTx(net, current)
                 net._handlers[type(event)](tx, event)
                 tracked = tx.s
                 for slot in tracked.reads:
-                    assert slot in fp.reads | fp.pops, (event, net.slot_names[slot], "read")
+                    assert _locations(net, slot) & (fp.reads | fp.pops | fp.adds), (event, net.slot_names[slot], "read")
                 for slot in tracked.written:
                     allowed = fp.appends | fp.writes if slot in tracked.appends else fp.writes | fp.pops | fp.adds
-                    assert slot in allowed, (event, net.slot_names[slot], "written")
+                    assert _locations(net, slot) & allowed, (event, net.slot_names[slot], "written")
                 current = net.apply(current, event)
                 checked += 1
     assert checked > 0

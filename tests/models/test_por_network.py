@@ -90,12 +90,8 @@ def test_verify_reports_the_reduction_and_checks_termination_depth_first_only() 
 @pytest.mark.parametrize("options, message", [
     ({"properties": ["termination"], "shortest": True}, "termination"),
     ({"properties": ["no-reordering"]}, "not known to be stable"),
-    ({"properties": ["direct-paths"]}, "keeps history"),
-    ({"command_order": "any"}, "command order any"),
-    ({"threaded_controller": "per-switch"}, "threaded controller"),
-    ({"faults": {"loss": 1}}, "faults"),
-    ({"workers": 2}, "--workers"),
-    ({"joins_first": True}, "joins-first"),  # hosts wait for empty control channels: undeclared enabling
+    ({"protocol": "attendre", "faults": {"loss": 1}}, "protocol attendre with faults"),
+    ({"protocol": "pif", "command_order": "any"}, "protocol pif with command order any"),
     ({"simulate": True}, "random walks"),
 ])
 def test_what_is_not_supported_is_refused(options: dict[str, Any], message: str) -> None:
@@ -109,9 +105,10 @@ def test_command_line() -> None:
     assert done.returncode == 0, done.stderr
     assert "reduction      partial-order" in done.stdout
     assert "termination" in done.stdout and "not checked" not in done.stdout
-    refused = console("verify", "route-flow", "-t", "linear:2", "--por", "--fault", "loss=1", cwd=here)
+    refused = console("verify", "route-flow", "-t", "linear:2", "--por", "-p", "no-reordering", cwd=here)
     assert refused.returncode == 2
-    assert refused.stderr.strip().splitlines() == ["Error: --por does not support faults yet"]
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert refused.stderr.startswith("Error: --por does not support property 'no-reordering'")
 
 
 def test_a_dormant_controller_step_waits_for_a_packet_that_may_miss() -> None:

@@ -2,9 +2,9 @@
 reads: route-flow, mac-learning, energy-te, the variant counts, the Ryu learning switch, the
 bugs): with and without ``por`` the same verdicts and the same quiescent states (by
 fingerprint), and the reduced search's traces replay, for every property of the scenario
---por checks (every protocol variant it supports: models/footprints.py's
-SUPPORTED_PROTOCOLS). What --por refuses (other protocols, threaded controllers, command order any,
-faults; properties of executions, not known to be stable or whose monitors keep history) is
+--por checks (the monitors that keep history too), with faults, command order any and threaded
+controllers too, and every protocol variant (models/footprints_variants.py). What --por refuses
+(properties of executions or not known to be stable; the variants with those options) is
 left out here and tested as refused in test_por_network.py. Scenarios of more than 3,000 transitions run
 with ``-m slow``."""
 from __future__ import annotations
@@ -21,7 +21,8 @@ from nice_attendre.por import refusal, unsupported
 from nice_attendre.property import EXECUTION_EXPECTATIONS, Property
 from pinned import load_test_module
 
-_OPTIONS = ("properties", "app_options", "keep_going", "count_load")
+_OPTIONS = ("properties", "app_options", "keep_going", "count_load", "faults", "command_order",
+            "threaded_controller", "joins_first")
 
 
 def _supported() -> list[Any]:
@@ -34,22 +35,25 @@ def _supported() -> list[Any]:
     return found
 
 
-def _checkable(app: str, topology: str, packets: int, protocol: str, options: dict[str, Any]) -> list[str]:
+def _checkable(app: str, topology: str, packets: int, options: dict[str, Any]) -> list[str]:
     """The scenario's properties (its own or the defaults) that --por checks: not those of
-    executions, not those it refuses (not stable, or a monitor that keeps history)."""
-    run = build(app, topology=topology, packets=packets, protocol=protocol, **options)
+    executions, not those it refuses (not stable; under the variants beyond OpenFlow, the
+    monitors that keep history)."""
+    run = build(app, topology=topology, packets=packets, **options)
+    openflow = resolve(options.get("protocol", "openflow")).name in ("openflow", "openflow-b")
     return [p.name for p in run.properties if p.expectation not in EXECUTION_EXPECTATIONS
-            and refusal([p]) is None and p.name not in HISTORY_MONITORS and p.name != "app-exception"
-            and p.name != "app-nondeterminism"]
+            and refusal([p]) is None and p.name != "app-exception"
+            and p.name != "app-nondeterminism" and (openflow or p.name not in HISTORY_MONITORS)]
 
 
 def _explore(app: str, topology: str, packets: int, protocol: str, extra: dict[str, Any],
              por: bool) -> tuple[Any, set[int], Any]:
     options = {key: value for key, value in extra.items() if key != "keep_going"}
-    options["properties"] = _checkable(app, topology, packets, protocol, options)
-    run = build(app, topology=topology, packets=packets, protocol=protocol, **options)
+    options["protocol"] = protocol
+    options["properties"] = _checkable(app, topology, packets, options)
+    run = build(app, topology=topology, packets=packets, **options)
     net = run.network
-    assert net.protocol.name == resolve(protocol).name  # the scenario's variant, not openflow's
+    assert net.protocol.name == protocol.split(":")[0]  # the scenario's own variant is the one swept
     properties = tuple(p for p in run.properties if p.expectation not in EXECUTION_EXPECTATIONS)
     assert not por or not (unsupported(net) or refusal(properties)), unsupported(net) or refusal(properties)
     quiet: set[int] = set()
@@ -75,4 +79,20 @@ def test_the_sweep_covers_the_shipped_apps() -> None:
     names = {str(param.values[0]).rsplit("/", 1)[-1] for param in _supported()}
     assert {"route-flow", "mac-learning", "energy-te"} <= names
     assert any("learning_switch_10" in name for name in names)
-    assert {resolve(param.values[3]).name for param in _supported()} == set(SUPPORTED_PROTOCOLS)
+
+
+def test_the_sweep_covers_the_options() -> None:
+    """The pinned scenarios with faults, command order any and a threaded controller, and
+    those whose properties keep history, are swept too."""
+    extras = [param.values[4] for param in _supported()]
+    assert any("faults" in extra for extra in extras)
+    assert any(extra.get("command_order") == "any" for extra in extras)
+    assert any(extra.get("threaded_controller") for extra in extras)
+    history = {"direct-paths", "strict-direct-paths", "one-packet-in-per-flow"}
+    assert any(history & set(_checkable(app, topology, packets, {k: v for k, v in extra.items() if k != "keep_going"}))
+               for app, topology, packets, _protocol, extra in (param.values for param in _supported()))
+
+
+def test_the_sweep_covers_each_supported_variant() -> None:
+    protocols = {resolve(param.values[3]).name for param in _supported()}
+    assert protocols == set(SUPPORTED_PROTOCOLS)
