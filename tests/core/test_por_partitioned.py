@@ -131,10 +131,22 @@ def test_the_proviso_across_worker_processes() -> None:
 
 # ---- the network --------------------------------------------------------------------------
 
+#: The scenario options the default run takes to worker processes: the others (faults,
+#: command orders, threads, --joins-first) are swept in one process by the default run and on
+#: workers by ``-m slow`` (the proviso across shards does not depend on them)
+_BASIC = {"properties", "app_options", "keep_going", "count_load"}
+
+
 def _scenarios() -> list[Any]:
     """The por sweep's scenarios (tests/models/test_por_sweep.py: the pinned ones --por
-    supports; large ones slow)."""
-    return load_test_module("models/test_por_sweep.py")._supported()
+    supports; large ones and those with other options slow)."""
+    found = []
+    for param in load_test_module("models/test_por_sweep.py")._supported():
+        marks = list(param.marks)
+        if set(param.values[4]) - _BASIC and not marks:
+            marks.append(pytest.mark.slow)
+        found.append(pytest.param(*param.values, id=param.id, marks=marks))
+    return found
 
 
 _QUIESCENT = "quiescent"
