@@ -139,12 +139,17 @@ _BASIC = {"properties", "app_options", "keep_going", "count_load"}
 
 def _scenarios() -> list[Any]:
     """The por sweep's scenarios (tests/models/test_por_sweep.py: the pinned ones --por
-    supports; large ones and those with other options slow)."""
+    supports; large ones, those with other options and all but each app's first per protocol
+    slow)."""
     found = []
+    first: set[tuple[str, str]] = set()  # (app, protocol) pairs the default run has
     for param in load_test_module("models/test_por_sweep.py")._supported():
         marks = list(param.marks)
-        if set(param.values[4]) - _BASIC and not marks:
-            marks.append(pytest.mark.slow)
+        pair = (str(param.values[0]), str(param.values[3]))
+        if not marks and (set(param.values[4]) - _BASIC or pair in first):
+            marks.append(pytest.mark.slow)  # the default run: each app's first scenario per protocol
+        if not marks:
+            first.add(pair)
         found.append(pytest.param(*param.values, id=param.id, marks=marks))
     return found
 
@@ -238,6 +243,7 @@ def test_the_counts_do_not_depend_on_the_hash_seed(tmp_path: Any, monkeypatch: p
     assert summary("0") == summary("4242")
 
 
+@pytest.mark.slow  # Ray's start-up: tests/test_ray_engine.py runs Ray by default
 def test_ray_actors_with_por() -> None:
     """(Last in the module: Ray's threads run in this process from here on, and the tests
     above fork worker processes.) The search on Ray actors gives the counts and verdict of

@@ -45,7 +45,7 @@ def _has_cycle(system: RandomSystem) -> bool:
     return False
 
 
-_EXAMPLES = settings(max_examples=200, deadline=None,
+_EXAMPLES = settings(max_examples=120, deadline=None,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 

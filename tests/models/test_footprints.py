@@ -65,6 +65,23 @@ SCENARIOS = [
     (f"{DATA}/timeout_routing.py:TimeoutRouting", "linear:2", 1, {"protocol": "pif"}),
 ]
 
+
+
+def _budgeted(scenarios: list[Any]) -> list[Any]:
+    """``scenarios`` with each variant's (attendre, batch, buffer, pif) after its first two
+    marked slow: the default run stays under ten minutes, -m slow checks them all."""
+    seen: dict[str, int] = {}
+    marked = []
+    for scenario in scenarios:
+        variant = str(scenario[3].get("protocol", "openflow")).split(":")[0]
+        seen[variant] = seen.get(variant, 0) + 1
+        slow = variant not in ("openflow", "openflow-b") and seen[variant] > 2
+        marked.append(pytest.param(*scenario, marks=[pytest.mark.slow] if slow else []))
+    return marked
+
+
+SCENARIOS = _budgeted(SCENARIOS)
+
 PROPERTIES = ["no-forwarding-loops", "no-black-holes", "no-forgotten-packets", "delivery"]
 
 

@@ -90,7 +90,14 @@ def _without(net: Any, start: Any, most: int, left_out: Any = lambda event: Fals
 OCCURRENCE._without = _without
 
 
-@pytest.mark.parametrize("check", CHECKS)
+#: The checks the default run makes on every scenario (what a transition reads and writes, and
+#: commutation: they caught every break of an option's footprints); -m slow makes the others too
+#: (dormant events and their enablers), to keep the default run under ten minutes
+_DEFAULT_CHECKS = CHECKS[:2] + ["test_command_steps_stay_within_their_bounded_footprint"]
+
+
+@pytest.mark.parametrize("check", [pytest.param(check, marks=[] if check in _DEFAULT_CHECKS else [pytest.mark.slow])
+                                   for check in CHECKS])
 @pytest.mark.parametrize("app, topology, packets, options", SCENARIOS)
 def test_footprint_checks(app: str, topology: str, packets: int, options: dict[str, Any], check: str) -> None:
     if check == "test_command_steps_stay_within_their_bounded_footprint":
