@@ -344,15 +344,22 @@ class Shard:
         # is in its owner's table once, with its smallest parent from here.
         self._next_parent = own_parents
         self._next_state = state_of
-        offers = [b""] * shards
-        for peer, parents in enumerate(tables):
-            if peer != index and parents:
-                offers[peer] = array("Q", parents).tobytes() + array("Q", parents.values()).tobytes()
+        offers = self._offers(tables)
         if por:
             self._offered = [list(parents) for parents in tables]
         self._outbox = made  # (this shard's own entry stays empty)
         report.seconds = _cpu() - started
         return report, offers
+
+    def _offers(self, tables: Sequence[dict[int, int]]) -> list[bytes]:
+        """Per shard, the offer of the successors it owns among ``tables`` (fingerprint ->
+        parent, per owner): their fingerprints then their parents, as 64-bit words (``b""``
+        for none, and for this shard itself)."""
+        offers = [b""] * self.shards
+        for peer, parents in enumerate(tables):
+            if peer != self.index and parents:
+                offers[peer] = array("Q", parents).tobytes() + array("Q", parents.values()).tobytes()
+        return offers
 
     def widen(self, budget: int | None, seconds: float | None,
               answers: Sequence[bytes]) -> tuple[LevelReport, list[bytes]]:
@@ -446,10 +453,9 @@ class Shard:
         self._full = set()
         self._revisits += revisits
         report.transitions = transitions
-        offers = [b""] * shards
-        for peer, parents in enumerate(tables):
-            if peer != index and parents:
-                offers[peer] = array("Q", parents).tobytes() + array("Q", parents.values()).tobytes()
+        offers = self._offers(tables)
+        for peer, offer in enumerate(offers):
+            if offer:
                 self._outbox[peer].extend(made[peer])
         report.seconds = _cpu() - started
         return report, offers
