@@ -125,6 +125,17 @@ class Intake:
     seconds: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
+def _interrupted(stop: Any, deadline: float | None) -> str | None:
+    """Why a shard's round stops before its work is done, checked every
+    :data:`_CHECK_EVERY` transitions: ``stopped`` (the coordinator's flag), ``max-seconds``
+    (the round's deadline passed), or None."""
+    if stop is not None and stop.value:
+        return "stopped"
+    if deadline is not None and time.monotonic() >= deadline:
+        return "max-seconds"
+    return None
+
+
 class Shard:
     """The part of a partitioned search that owns the states ``partition`` gives shard ``index``.
 
@@ -319,11 +330,8 @@ class Shard:
                     break
                 if checking and transitions >= next_check:
                     next_check = transitions + _CHECK_EVERY
-                    if stop is not None and stop.value:
-                        report.stop_reason = "stopped"
-                        break
-                    if deadline is not None and time.monotonic() >= deadline:
-                        report.stop_reason = "max-seconds"
+                    report.stop_reason = _interrupted(stop, deadline)
+                    if report.stop_reason:
                         break
         except StopRequest:  # the worker's watchdog stopped a call into the app: the search ends
             report.stop_reason = "stopped"  # (that transition not made: its event is not counted)
@@ -441,11 +449,8 @@ class Shard:
                     break
                 if transitions >= next_check:
                     next_check = transitions + _CHECK_EVERY
-                    if stop is not None and stop.value:
-                        report.stop_reason = "stopped"
-                        break
-                    if deadline is not None and time.monotonic() >= deadline:
-                        report.stop_reason = "max-seconds"
+                    report.stop_reason = _interrupted(stop, deadline)
+                    if report.stop_reason:
                         break
         except StopRequest:  # as in expand(): that transition not made
             report.stop_reason = "stopped"
